@@ -1,0 +1,132 @@
+"""Checks at the boundary: every public entry point validates here before any work starts.
+
+Each error names the argument and says how to fix it.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+
+#: Relative tolerance under which a similarity matrix counts as symmetric.
+SYMMETRY_TOL = 1e-10
+
+
+def as_float_array(value, name: str) -> np.ndarray:
+    """``value`` as a float64 array, or a TypeError naming ``name``."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers; got {type(value).__name__}") from exc
+    return array
+
+
+def check_finite(array: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(array)):
+        bad = np.argwhere(~np.isfinite(array))[0]
+        where = f" at index {tuple(int(i) for i in bad)}" if array.ndim else ""
+        raise ValueError(f"{name} contains NaN or inf{where}; remove or impute those entries first")
+
+
+def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarray:
+    """A finite, square, symmetric float64 copy of the similarity matrix ``K0``.
+
+    Asymmetry beyond ``SYMMETRY_TOL`` (relative to the largest entry) is an error unless
+    ``symmetrize=True``; the returned matrix is always ``(K0 + K0.T) / 2``.
+    """
+    K = as_float_array(K0, name)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) similarity matrix; got shape {K.shape}")
+    if K.shape[0] < 2:
+        raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {K.shape}")
+    check_finite(K, name)
+    asymmetry = np.max(np.abs(K - K.T))
+    if asymmetry > SYMMETRY_TOL * max(1.0, np.max(np.abs(K))):
+        if not symmetrize:
+            raise ValueError(
+                f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}); "
+                f"pass symmetrize=True to use ({name} + {name}.T) / 2"
+            )
+    return (K + K.T) / 2  # exactly symmetric, whatever round-off the caller's matrix had
+
+
+def check_binary_labels(y, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Map any two label values to ±1.
+
+    Returns ``(y_pm, classes)`` where ``classes`` are the two original values, sorted, and
+    ``y_pm[i] = +1`` exactly when ``y[i] == classes[1]`` (scikit-learn's convention).
+    """
+    labels = np.asarray(y)
+    if labels.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of labels; got shape {labels.shape} (use y.ravel())")
+    if labels.shape[0] != n:
+        raise ValueError(f"y has {labels.shape[0]} labels but K0 is {n}x{n}; give one label per row of K0")
+    if labels.dtype.kind == "f":
+        check_finite(labels, "y")
+    classes = np.unique(labels)
+    if classes.size != 2:
+        raise ValueError(
+            f"y must contain exactly two classes; found {classes.size}: {classes[:5].tolist()}"
+            + (" (a one-class problem needs a one-class model)" if classes.size == 1 else
+               " (for more classes, train one-vs-rest problems)")
+        )
+    return np.where(labels == classes[1], 1.0, -1.0), classes
+
+
+def check_positive_scalar(value, name: str, meaning: str) -> float:
+    """A finite float > 0, else an error that says what ``name`` means."""
+    if isinstance(value, bool) or not isinstance(value, (Real, np.number)):
+        raise TypeError(f"{name} must be a positive real number ({meaning}); got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number ({meaning}); got {value!r}")
+    return value
+
+
+def penalty_vector(C, y_pm: np.ndarray, classes: np.ndarray, class_weight=None) -> np.ndarray:
+    """Per-sample misclassification penalties ``C_i > 0`` (the box ``0 <= alpha <= C``).
+
+    ``C`` is a scalar or a length-n vector. ``class_weight`` multiplies it per class:
+    ``None``; ``"balanced"`` as the authors' reference code weights classes (``C`` for the
+    positive class, ``C * n_pos / n_neg`` for the negative one); or a dict ``{label: weight}``.
+    """
+    n = y_pm.shape[0]
+    if np.ndim(C) == 0:
+        C_vec = np.full(n, check_positive_scalar(C, "C", "the SVM misclassification penalty"))
+    else:
+        C_vec = as_float_array(C, "C")
+        if C_vec.shape != (n,):
+            raise ValueError(f"C must be a scalar or a vector of length n={n}; got shape {C_vec.shape}")
+        check_finite(C_vec, "C")
+        if np.any(C_vec <= 0):
+            raise ValueError(f"C must be > 0 for every sample; C[{int(np.argmin(C_vec))}] = {C_vec.min():.3g}")
+    return C_vec * _class_weights(class_weight, y_pm, classes)
+
+
+def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    if class_weight is None:
+        return np.ones_like(y_pm)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {class_weight!r}")
+        n_pos, n_neg = np.sum(y_pm > 0), np.sum(y_pm < 0)
+        return np.where(y_pm > 0, 1.0, n_pos / n_neg)
+    if isinstance(class_weight, dict):
+        unknown = set(class_weight) - set(classes.tolist())
+        if unknown:
+            raise ValueError(f"class_weight has labels {sorted(unknown, key=str)} not in y; the classes are {classes.tolist()}")
+        weights = np.array([class_weight.get(c, 1.0) for c in classes], dtype=float)
+        if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+            raise ValueError(f"class_weight values must be positive finite numbers; got {class_weight!r}")
+        return np.where(y_pm > 0, weights[1], weights[0])
+    raise TypeError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {type(class_weight).__name__}")
+
+
+def check_vector(x, n: int, name: str) -> np.ndarray:
+    """A finite float64 vector of length ``n``."""
+    v = as_float_array(x, name)
+    if v.shape != (n,):
+        raise ValueError(f"{name} must be a vector of length n={n}; got shape {v.shape}")
+    check_finite(v, name)
+    return v

@@ -1,0 +1,192 @@
+"""What every indefinite-kernel problem of the paper has in common.
+
+Each problem is ``max_{α ∈ A} f(α)`` with ``f(α) = ℓ(α) + φ(u(α))``: a machine-specific linear
+part ℓ (``eᵀα`` for the SVM), a linear map ``u`` (``Yα`` for the SVM) and the closed-form inner
+minimization φ over the kernel (:mod:`indkernel.proxy`). The feasible set ``A`` is a box cut by
+one hyperplane. Subclasses (the binary SVM here; SVR, one-class and the other variants beside
+it) supply only those pieces and the loss of their primal; the objective, gradient, proxy kernel,
+projection and certificate below serve all of them unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import check_vector
+from .certificate import Certificate
+from .projection import project_box_hyperplane
+from .proxy import ProxyPoint, make_oracle
+
+#: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
+FEASIBILITY_TOL = 1e-9
+
+OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
+
+
+class IndefiniteProblem(ABC):
+    """Base class: ``max_{α ∈ A} ℓ(α) + min_{K ⪰ 0} [-½uᵀKu + ρ‖K - K0‖²_F]`` (``eq:kern_learn``).
+
+    Subclasses set ``K0``, ``rho``, ``n``, the feasible set ``{aᵀα = b, lo <= α <= hi}`` as
+    ``_a, _b, _lo, _hi`` and implement the abstract hooks.
+    """
+
+    K0: np.ndarray
+    rho: float
+    n: int
+    _a: np.ndarray
+    _b: float
+    _lo: np.ndarray
+    _hi: np.ndarray
+
+    def __init__(self, K0: np.ndarray, rho: float, oracle: str):
+        self.K0, self.rho, self.n = K0, rho, K0.shape[0]
+        self.oracle = make_oracle(oracle, K0)
+        self._cached_alpha: np.ndarray | None = None
+        self._cached_point: ProxyPoint | None = None
+
+    # ----- machine-specific hooks -------------------------------------------------------
+    @abstractmethod
+    def _u(self, alpha: np.ndarray) -> np.ndarray:
+        """The vector ``u(α)`` of the rank-one update (a linear map)."""
+
+    @abstractmethod
+    def _u_adjoint(self, g: np.ndarray) -> np.ndarray:
+        """The adjoint of ``u``: maps a gradient in ``u`` to a gradient in α."""
+
+    @abstractmethod
+    def _linear(self, alpha: np.ndarray) -> float:
+        """The linear part ℓ(α) of the dual objective."""
+
+    @abstractmethod
+    def _linear_gradient(self, alpha: np.ndarray) -> np.ndarray:
+        """∇ℓ(α)."""
+
+    @abstractmethod
+    def _primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
+        """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
+
+    @abstractmethod
+    def _refined_beta(self, K: np.ndarray) -> np.ndarray:
+        """A primal point β (in u-space) from a conventional solver (libsvm) on the PSD kernel K."""
+
+    # ----- the objective and its gradient ----------------------------------------------
+    def _point(self, alpha: np.ndarray) -> ProxyPoint:
+        """The oracle at α; the last point is cached, so objective, gradient and certificate
+        at the same α share one eigendecomposition."""
+        if self._cached_alpha is None or not np.array_equal(alpha, self._cached_alpha):
+            self._cached_point = self.oracle(self._u(alpha), self.rho)
+            self._cached_alpha = alpha.copy()
+        return self._cached_point
+
+    def objective(self, alpha, form: str = "negative-part") -> float:
+        """The concave objective ``f(α)`` of ``eq:kern_learn2`` / ``eq:kern_learn_eig``.
+
+        Parameters
+        ----------
+        alpha : (n,) array
+        form : str
+            ``"negative-part"`` (default): ``ℓ(α) - ½uᵀK0u - ‖u‖⁴/(16ρ) + ρ‖A_-‖²_F`` with
+            ``A = K0 + uuᵀ/(4ρ)``, through the oracle; it involves only the negative eigenvalues
+            of A and never subtracts the large ``ρ‖K0‖²_F`` from anything (DESIGN.md).
+            ``"eigenvalue"``: the paper's ``eq:kern_learn_eig`` term by term, from a full
+            eigendecomposition of A. ``"proxy"``: ``ℓ(α) - ½uᵀK*u + ρ‖K* - K0‖²_F``
+            (``eq:kern_learn2``). All three are equal; the last two are for checking.
+        """
+        alpha = check_vector(alpha, self.n, "alpha")
+        if form == "negative-part":
+            return self._linear(alpha) + self._point(alpha).value
+        if form not in OBJECTIVE_FORMS:
+            raise ValueError(f"form must be one of {OBJECTIVE_FORMS}; got {form!r}")
+        u = self._u(alpha)
+        lam, V = scipy.linalg.eigh(self.K0 + np.outer(u, u) / (4 * self.rho))
+        lam_plus = np.maximum(lam, 0.0)
+        if form == "eigenvalue":
+            K0_diag = np.sum(V * (self.K0 @ V), axis=0)  # v_iᵀ K0 v_i
+            return float(self._linear(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
+                         - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(self.K0 * self.K0))
+        K_star = (V * lam_plus) @ V.T
+        return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - self.K0) ** 2))
+
+    def gradient(self, alpha) -> np.ndarray:
+        """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
+        alpha = check_vector(alpha, self.n, "alpha")
+        return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+
+    def proxy_kernel(self, alpha) -> np.ndarray:
+        """The optimal PSD kernel ``K*(α) = (K0 + uuᵀ/(4ρ))_+`` (``eq:kstar``), an (n, n) array."""
+        alpha = check_vector(alpha, self.n, "alpha")
+        return self._point(alpha).kernel()
+
+    # ----- the feasible set -------------------------------------------------------------
+    def project(self, x) -> np.ndarray:
+        """The exact Euclidean projection of ``x`` onto the feasible set ``A``; O(n log n)."""
+        x = check_vector(x, self.n, "x")
+        return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
+
+    def initial_point(self) -> np.ndarray:
+        """The projection of the box's midpoint onto ``A`` (``C/2`` for the SVM, where the paper's
+        code starts)."""
+        return project_box_hyperplane((self._lo + self._hi) / 2, self._a, self._b, self._lo, self._hi)
+
+    def feasibility_violation(self, alpha) -> float:
+        """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
+        alpha = check_vector(alpha, self.n, "alpha")
+        scale = max(1.0, float(np.max(np.abs(self._hi))), float(np.max(np.abs(self._lo))))
+        bounds = max(float(np.max(self._lo - alpha)), float(np.max(alpha - self._hi)), 0.0)
+        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.n)
+        return max(bounds, equality) / scale
+
+    # ----- the certificate --------------------------------------------------------------
+    def certify(self, alpha, *, refine: bool = False) -> Certificate:
+        """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap).
+
+        With ``K = K*(α)``, weak duality of the machine with kernel K gives, for any β,
+        ``p* <= P_K(β) + ρ‖K - K0‖²_F`` where ``P_K`` is the primal (regularizer plus loss at
+        the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. The
+        penalty cancels: ``gap = P_K(β) - D_K(α)``. ``β = u(α)`` costs O(n log n) once ``K*u``
+        is known. With ``refine=True`` libsvm also solves the machine on K* and the smaller of
+        the two valid bounds is kept (the dual value of an approximate libsvm solution is a
+        *lower* bound, so it is never used as an upper one).
+
+        Raises
+        ------
+        ValueError
+            If α is not in the feasible set (up to round-off); pass ``problem.project(alpha)``.
+        """
+        alpha = check_vector(alpha, self.n, "alpha")
+        violation = self.feasibility_violation(alpha)
+        if violation > FEASIBILITY_TOL:
+            raise ValueError(
+                f"alpha is not in the feasible set A (violation {violation:.3g} relative to the box); "
+                "the bounds hold only for feasible points: certify problem.project(alpha) instead"
+            )
+        point = self._point(alpha)
+        u, Ku = point.u, point.Ku
+        dual = self._linear(alpha) - 0.5 * (u @ Ku)
+        loss, offset = self._primal_loss(Ku)
+        gap, source = 0.5 * (u @ Ku) + loss - dual, "free"
+        if refine:
+            K = point.kernel()
+            beta = self._refined_beta(K)
+            K_beta = K @ beta
+            loss_beta, offset_beta = self._primal_loss(K_beta)
+            gap_beta = 0.5 * (beta @ K_beta) + loss_beta - dual
+            if gap_beta < gap:
+                gap, offset, source = gap_beta, offset_beta, "libsvm"
+        lower = self._linear(alpha) + point.value
+        # The exact gap is >= 0; a negative value can only be round-off at the optimum.
+        return Certificate(lower=float(lower), upper=float(lower + max(gap, 0.0)), intercept=offset, source=source)
+
+
+def libsvm_quietly(estimator, *args, **kwargs):
+    """Fit a scikit-learn libsvm estimator; its iteration cap may stop it early, which is fine
+    here because any primal point gives a valid bound."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(*args, **kwargs)

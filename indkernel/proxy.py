@@ -1,0 +1,89 @@
+"""The proxy kernel oracle: the inner minimization of ``eq:kern_learn`` in closed form.
+
+For ``u = Yα`` (or ``u = α`` for SVR and one-class) and ``A = K0 + σuuᵀ`` with ``σ = 1/(4ρ)``,
+Theorem ``th:kstar`` gives the minimizer ``K* = A_+`` (``eq:kstar``) and, expanding the minimum
+(DESIGN.md), its value
+
+    φ(u) = min_{K ⪰ 0} -½uᵀKu + ρ‖K - K0‖²_F = -½uᵀK0u - ‖u‖⁴/(16ρ) + ρ‖A_-‖²_F,
+
+with gradient ``∇φ(u) = -K*u`` and ``K*u = Au - A_-u``. Only the *negative* eigenpairs of ``A``
+are needed. An oracle maps ``(u, ρ)`` to a :class:`ProxyPoint`; every problem type and solver talks
+to the kernel only through it, so the dense ``eigh`` oracle here and a rank-one update of the
+fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchangeable.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Callable
+
+import numpy as np
+import scipy.linalg
+
+
+class ProxyPoint:
+    """The proxy kernel ``K* = (K0 + σuuᵀ)_+`` at one ``u``, and what the solvers need of it.
+
+    Attributes
+    ----------
+    u : (n,) array
+    Ku : (n,) array, ``K* u`` (the gradient of φ is ``-Ku``).
+    value : float, ``φ(u)``.
+    """
+
+    __slots__ = ("u", "Ku", "value", "_make_kernel", "_kernel")
+
+    def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray]):
+        self.u, self.Ku, self.value = u, Ku, value
+        self._make_kernel, self._kernel = make_kernel, None
+
+    def kernel(self) -> np.ndarray:
+        """The (n, n) matrix ``K*`` itself (``eq:kstar``), formed on first request only."""
+        if self._kernel is None:
+            self._kernel = self._make_kernel()
+        return self._kernel
+
+
+class EighProxy:
+    """Proxy oracle by a dense symmetric eigendecomposition of ``A = K0 + σuuᵀ`` per point.
+
+    Costs O(n³) per point; only the eigenpairs with ``λ <= 0`` are computed (LAPACK ``syevr``).
+    The decomposition of ``K0`` itself is computed once, on first use, and cached.
+    """
+
+    name = "eigh"
+
+    def __init__(self, K0: np.ndarray):
+        self.K0 = K0
+
+    @cached_property
+    def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending."""
+        return scipy.linalg.eigh(self.K0)
+
+    def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        sigma = 1.0 / (4.0 * rho)
+        A = self.K0 + sigma * np.outer(u, u)
+        neg_values, neg_vectors = scipy.linalg.eigh(A, subset_by_value=(-np.inf, 0.0))
+        K0u = self.K0 @ u
+        uu = u @ u
+        A_neg_u = neg_vectors @ (neg_values * (neg_vectors.T @ u))
+        Ku = K0u + sigma * uu * u - A_neg_u
+        value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
+
+        def make_kernel() -> np.ndarray:
+            K = A - (neg_vectors * neg_values) @ neg_vectors.T
+            return (K + K.T) / 2
+
+        return ProxyPoint(u, Ku, float(value), make_kernel)
+
+
+#: Oracles by name; a problem takes ``oracle=<name>``.
+ORACLES = {EighProxy.name: EighProxy}
+
+
+def make_oracle(name: str, K0: np.ndarray):
+    """The oracle called ``name`` on ``K0``, or a ValueError listing the known names."""
+    if name not in ORACLES:
+        raise ValueError(f"oracle must be one of {sorted(ORACLES)}; got {name!r}")
+    return ORACLES[name](K0)

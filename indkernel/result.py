@@ -1,0 +1,52 @@
+"""The one result type that every solver returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap"]
+
+
+@dataclass
+class SolveResult:
+    """A solution with its certified bounds.
+
+    Attributes
+    ----------
+    alpha : (n,) array, the feasible point with the best objective seen.
+    lower : float, ``f(alpha) <= p*``.
+    upper : float, the best certified upper bound seen, ``>= p*``.
+    status : str, ``"optimal"`` only when the certified gap is within the tolerance; otherwise
+        the reason it stopped (``"max_iter"``, ...).
+    stop_reason : str, a sentence for people.
+    iterations : int
+    seconds : float
+    history : pandas.DataFrame with columns iteration, time, lower, upper, gap (best so far).
+    method : str
+    """
+
+    alpha: np.ndarray
+    lower: float
+    upper: float
+    status: str
+    stop_reason: str
+    iterations: int
+    seconds: float
+    history: pd.DataFrame = field(repr=False)
+    method: str = ""
+
+    @property
+    def gap(self) -> float:
+        return self.upper - self.lower
+
+    @property
+    def relative_gap(self) -> float:
+        return self.gap / abs(self.lower) if self.lower != 0 else float("inf")
+
+    def __str__(self) -> str:
+        return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"
+                f"  lower bound    {self.lower:.10g}\n  upper bound    {self.upper:.10g}  (certified)\n"
+                f"  gap            {self.gap:.3e}  (relative {self.relative_gap:.3e})\n  {self.stop_reason}")

@@ -1,0 +1,100 @@
+"""The certified gap: a true bracket lower <= p* <= upper everywhere, tight at the optimum."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from indkernel import SVMProblem
+from indkernel.intercept import best_hinge_intercept, hinge_loss
+from problems import FACTORIES, HAND_SOLVED, reference_optimum
+
+OPTIMA = [("random", n, seed, rho) for n, seed in [(6, 0), (10, 1), (15, 2)] for rho in (0.1, 1.0, 10.0)] + [
+    ("digits", 20, 3, 1.0), ("psd", 12, 4, 1.0)]
+
+
+@pytest.mark.parametrize("kind, n, seed, rho", OPTIMA)
+def test_gap_is_tiny_at_an_independent_optimum(kind, n, seed, rho):
+    """At α* from the max-min SDP (Clarabel, tight), the certificate closes to 1e-6 relative and
+    the SDP's optimal value lies in the bracket up to the SDP's own accuracy.
+
+    The free gap is first order in the distance to α* (see the identity test below); at Clarabel's
+    accuracy it reaches 1e-6 only where few α_i are free, so the refined one is asserted here."""
+    p_star, alpha_star = reference_optimum(kind, n, seed, 2.0, rho)
+    K0, y = FACTORIES[kind](n, seed)
+    p = SVMProblem(K0, y, C=2.0, rho=rho)
+    alpha = p.project(alpha_star)
+    free, refined = p.certify(alpha), p.certify(alpha, refine=True)
+    assert 0 <= refined.gap <= 1e-6 * abs(refined.lower)
+    assert refined.upper <= free.upper and refined.lower == free.lower
+    assert free.lower - 1e-8 * abs(p_star) <= p_star <= refined.upper + 1e-8 * abs(p_star)
+
+
+@pytest.mark.parametrize("kind, n, seed", [("random", 15, 2), ("psd", 12, 4), ("digits", 20, 3)])
+def test_free_gap_identity(kind, n, seed):
+    """With margins m_i = y_i((K*u)_i + b) at the certificate's intercept b, the free gap equals
+    Σ α_i (m_i - 1)_+ + (C_i - α_i)(1 - m_i)_+, computed here from the proxy kernel matrix."""
+    K0, y = FACTORIES[kind](n, seed)
+    p = SVMProblem(K0, y, C=np.linspace(0.5, 3.0, n), rho=0.7)
+    alpha = p.project(np.random.default_rng(seed).uniform(0, 3, n))
+    cert = p.certify(alpha)
+    margins = y * (p.proxy_kernel(alpha) @ (y * alpha) + cert.intercept)
+    expected = alpha @ np.maximum(margins - 1, 0) + (p.C - alpha) @ np.maximum(1 - margins, 0)
+    assert cert.gap == pytest.approx(expected, rel=1e-10)
+
+
+def test_hand_solved_case_is_certified_exactly():
+    c = HAND_SOLVED
+    p = SVMProblem(c["K0"], c["y"], C=c["C"], rho=c["rho"])
+    cert = p.certify(c["alpha_star"])
+    assert cert.lower == pytest.approx(c["p_star"], abs=1e-14)
+    assert cert.gap <= 1e-14
+    # K* = ½[[1,-1],[-1,1]] gives decision values ±1 at u = (1, -1): the margin is exactly met
+    assert cert.intercept == pytest.approx(0.0, abs=1e-14)
+
+
+@pytest.fixture(scope="module")
+def random_problem():
+    p_star, _ = reference_optimum("random", 10, 1, 2.0, 1.0)
+    K0, y = FACTORIES["random"](10, 1)
+    return SVMProblem(K0, y, C=2.0, rho=1.0), p_star
+
+
+@settings(max_examples=80, deadline=None)
+@given(x=arrays(np.float64, 10, elements=st.floats(-3, 5)))
+def test_bracket_holds_at_random_feasible_points(random_problem, x):
+    p, p_star = random_problem
+    alpha = p.project(x)
+    cert = p.certify(alpha)
+    assert cert.gap >= 0
+    assert cert.lower <= p_star + 1e-9 * abs(p_star)
+    assert cert.upper >= p_star - 1e-9 * abs(p_star)
+
+
+@settings(max_examples=15, deadline=None)
+@given(x=arrays(np.float64, 10, elements=st.floats(-3, 5)))
+def test_refined_bracket_holds_and_never_loosens(random_problem, x):
+    p, p_star = random_problem
+    alpha = p.project(x)
+    free, refined = p.certify(alpha), p.certify(alpha, refine=True)
+    assert p_star - 1e-9 * abs(p_star) <= refined.upper <= free.upper
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_best_intercept_against_every_breakpoint(seed):
+    """The optimal intercept of the hinge loss is at a breakpoint: compare with all of them."""
+    rng = np.random.default_rng(seed)
+    n = 31
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    y[:2] = (1, -1)
+    decision = rng.normal(0, 2, n)
+    if seed % 2:
+        decision = np.round(decision)  # ties among breakpoints
+    C = rng.uniform(0.1, 3, n) if seed % 3 else np.ones(n)
+    loss, b = best_hinge_intercept(decision, y, C)
+    brute = min(hinge_loss(decision, y, C, t) for t in y - decision)
+    assert loss == pytest.approx(brute, rel=1e-13, abs=1e-13)
+    assert hinge_loss(decision, y, C, b) == loss
+    for shift in (-1e-3, 1e-3, 0.5, -0.5):  # and it is a minimum in b, not only among breakpoints
+        assert hinge_loss(decision, y, C, b + shift) >= loss - 1e-12

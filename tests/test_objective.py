@@ -1,0 +1,115 @@
+"""The objective, its gradient and the proxy kernel, each against an independent route."""
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+import formulations
+from indkernel import SVMProblem
+from problems import HAND_SOLVED, TIGHT_CLARABEL, digits_simpson, random_indefinite, random_psd
+
+CASES = [("random", random_indefinite, n, seed) for n, seed in [(5, 0), (12, 1), (30, 2)]] + [
+    ("digits", digits_simpson, 40, 3), ("psd", random_psd, 15, 4)]
+
+
+def problem_and_points(factory, n, seed, rho):
+    K0, y = factory(n, seed)
+    p = SVMProblem(K0, y, C=np.random.default_rng(seed).uniform(0.5, 5.0, n), rho=rho)
+    rng = np.random.default_rng(seed + 100)
+    feasible = [p.project(rng.uniform(-1, 6, n)) for _ in range(3)]
+    return p, feasible + [rng.standard_normal(n)]  # the objective is defined off A too
+
+
+@pytest.mark.parametrize("rho", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_objective_forms_agree(name, factory, n, seed, rho):
+    p, points = problem_and_points(factory, n, seed, rho)
+    for alpha in points:
+        stable = p.objective(alpha)
+        scale = max(1.0, abs(stable), rho * np.sum(p.K0 ** 2) * 1e-6)
+        assert abs(p.objective(alpha, form="eigenvalue") - stable) <= 1e-10 * scale
+        assert abs(p.objective(alpha, form="proxy") - stable) <= 1e-10 * scale
+
+
+def test_objective_at_hand_solved_optimum():
+    c = HAND_SOLVED
+    p = SVMProblem(c["K0"], c["y"], C=c["C"], rho=c["rho"])
+    for form in ("negative-part", "eigenvalue", "proxy"):
+        assert p.objective(c["alpha_star"], form=form) == pytest.approx(c["p_star"], abs=1e-14)
+    np.testing.assert_allclose(p.proxy_kernel(c["alpha_star"]), c["K_star"], atol=1e-14)
+
+
+@pytest.mark.parametrize("rho", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_gradient_central_differences(name, factory, n, seed, rho):
+    p, points = problem_and_points(factory, n, seed, rho)
+    h = 1e-5
+    for alpha in points:
+        g = p.gradient(alpha)
+        fd = np.array([(p.objective(alpha + h * e) - p.objective(alpha - h * e)) / (2 * h) for e in np.eye(n)])
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(g).max()))
+
+
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_gradient_taylor_remainder_is_second_order(name, factory, n, seed):
+    """pymanopt's check: |f(α + hd) - f(α) - h∇f(α)ᵀd| = O(h²), slope 2 on a log-log plot."""
+    p, points = problem_and_points(factory, n, seed, 1.0)
+    alpha = points[0]
+    d = np.random.default_rng(seed).standard_normal(n)
+    f0, slope = p.objective(alpha), p.gradient(alpha) @ d
+    hs = np.logspace(-1, -3.5, 6)
+    remainders = [abs(p.objective(alpha + h * d) - f0 - h * slope) for h in hs]
+    fitted = np.polyfit(np.log(hs), np.log(remainders), 1)[0]
+    assert 1.9 <= fitted <= 2.1, f"Taylor remainder slope {fitted:.3f}, expected 2"
+
+
+@pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_proxy_kernel_is_the_clipped_rank_one_update(name, factory, n, seed, rho):
+    p, points = problem_and_points(factory, n, seed, rho)
+    for alpha in points:
+        u = p.y * alpha
+        lam, V = np.linalg.eigh(p.K0 + np.outer(u, u) / (4 * rho))
+        expected = (V * np.maximum(lam, 0)) @ V.T
+        K = p.proxy_kernel(alpha)
+        scale = np.abs(lam).max()
+        np.testing.assert_allclose(K, expected, atol=1e-12 * scale)
+        np.testing.assert_array_equal(K, K.T)
+        assert np.linalg.eigvalsh(K).min() >= -1e-12 * scale
+        np.testing.assert_allclose(K @ u, p.y * (1 - p.gradient(alpha)), atol=1e-12 * scale * np.abs(u).sum())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_psd_input_gives_the_plain_rank_one_update(seed):
+    """eq:kstar_psd: for PSD K0 no projection is needed."""
+    K0, y = random_psd(20, seed)
+    p = SVMProblem(K0, y, C=2.0, rho=0.3)
+    alpha = p.project(np.random.default_rng(seed).uniform(0, 2, 20))
+    u = y * alpha
+    np.testing.assert_allclose(p.proxy_kernel(alpha), K0 + np.outer(u, u) / 1.2, atol=1e-12)
+
+
+def test_large_rho_tends_to_the_svm_on_the_clipped_kernel():
+    """As ρ → ∞, p*(ρ) - ρ‖(K0)_-‖²_F → ω_C((K0)_+) (the "denoise" SVM) with error O(1/ρ), and the
+    proxy kernel tends to (K0)_+. The SVM is solved independently twice: libsvm gives α̂, the
+    dual QP in cvxpy gives ω; the certified bracket at α̂ must close in on ω."""
+    K0, y = digits_simpson(40, 7)
+    C = 1.0
+    lam, V = np.linalg.eigh(K0)
+    assert lam.min() < -0.1  # really indefinite
+    K_plus = (V * np.maximum(lam, 0)) @ V.T
+    omega = formulations.dual_qp(K_plus, y, C).solve(**TIGHT_CLARABEL)
+    svc = SVC(C=C, kernel="precomputed", tol=1e-10).fit(K_plus, y)
+    alpha_hat = np.zeros(len(y))
+    alpha_hat[svc.support_] = np.abs(svc.dual_coef_[0])
+    errors, kernel_errors = [], []
+    for rho in [1e1, 1e2, 1e3, 1e4]:
+        p = SVMProblem(K0, y, C=C, rho=rho)
+        alpha = p.project(alpha_hat)
+        cert = p.certify(alpha, refine=True)
+        shift = rho * np.sum(np.minimum(lam, 0) ** 2)
+        errors.append(max(abs(cert.lower - shift - omega), abs(cert.upper - shift - omega)))
+        kernel_errors.append(np.abs(p.proxy_kernel(alpha) - K_plus).max())
+    assert all(b < a / 5 for a, b in zip(errors, errors[1:])), errors
+    assert errors[-1] < 1e-3 * omega
+    assert all(b < a / 5 for a, b in zip(kernel_errors, kernel_errors[1:])), kernel_errors

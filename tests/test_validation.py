@@ -1,0 +1,134 @@
+"""Bad input raises a clear ValueError/TypeError naming the argument and the fix."""
+
+import numpy as np
+import pytest
+
+from indkernel import SVMProblem
+from problems import random_indefinite
+
+K0, Y = random_indefinite(6, 0)
+
+
+@pytest.mark.parametrize("K, match", [
+    (np.ones((3, 4)), r"K0 must be a square \(n, n\)"),
+    (np.ones(5), r"K0 must be a square"),
+    (np.ones((1, 1)), r"at least 2x2"),
+])
+def test_kernel_shape(K, match):
+    with pytest.raises(ValueError, match=match):
+        SVMProblem(K, np.ones(K.shape[0]) if K.ndim else [1], C=1.0)
+
+
+def test_kernel_not_numeric():
+    with pytest.raises(TypeError, match="K0 must be an array of real numbers"):
+        SVMProblem([["a", "b"], ["c", "d"]], [0, 1])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_kernel_not_finite(bad):
+    K = K0.copy()
+    K[2, 3] = K[3, 2] = bad
+    with pytest.raises(ValueError, match=r"K0 contains NaN or inf at index \(2, 3\)"):
+        SVMProblem(K, Y)
+
+
+def test_kernel_not_symmetric_unless_asked():
+    K = K0.copy()
+    K[0, 1] += 1e-3
+    with pytest.raises(ValueError, match="pass symmetrize=True"):
+        SVMProblem(K, Y)
+    p = SVMProblem(K, Y, symmetrize=True)
+    np.testing.assert_array_equal(p.K0, (K + K.T) / 2)
+
+
+def test_labels_wrong_length():
+    with pytest.raises(ValueError, match="y has 5 labels but K0 is 6x6; give one label per row"):
+        SVMProblem(K0, Y[:5])
+
+
+def test_labels_not_1d():
+    with pytest.raises(ValueError, match=r"y must be a 1-D array.*ravel"):
+        SVMProblem(K0, Y[:, None])
+
+
+@pytest.mark.parametrize("y, match", [
+    (np.array([0, 1, 2, 0, 1, 2]), "exactly two classes; found 3.*one-vs-rest"),
+    (np.ones(6), "exactly two classes; found 1.*one-class"),
+    (np.array([0, 1, np.nan, 0, 1, 0]), "y contains NaN or inf"),
+])
+def test_labels_not_two_classes(y, match):
+    with pytest.raises(ValueError, match=match):
+        SVMProblem(K0, y)
+
+
+def test_any_two_labels_map_to_pm1_and_back():
+    names = np.array(["cat", "dog", "dog", "cat", "dog", "cat"])
+    p = SVMProblem(K0, names)
+    np.testing.assert_array_equal(p.classes, ["cat", "dog"])
+    np.testing.assert_array_equal(p.y, [-1, 1, 1, -1, 1, -1])
+    np.testing.assert_array_equal(p.to_labels(p.y), names)
+    np.testing.assert_array_equal(p.to_labels([0.3, -2.0]), ["dog", "cat"])
+
+
+@pytest.mark.parametrize("C, error, match", [
+    (0.0, ValueError, "C must be a positive finite number"),
+    (-1.0, ValueError, "C must be a positive finite number"),
+    (np.nan, ValueError, "C must be a positive finite number"),
+    ("10", TypeError, "C must be a positive real number"),
+    (np.array([1.0, 2.0, 0.0, 1.0, 1.0, 1.0]), ValueError, r"C must be > 0 for every sample; C\[2\]"),
+    (np.ones(5), ValueError, r"scalar or a vector of length n=6; got shape \(5,\)"),
+    (np.ones((6, 1)), ValueError, r"scalar or a vector of length n=6"),
+    (np.array([1.0, np.inf, 1, 1, 1, 1]), ValueError, "C contains NaN or inf"),
+])
+def test_bad_C(C, error, match):
+    with pytest.raises(error, match=match):
+        SVMProblem(K0, Y, C=C)
+
+
+@pytest.mark.parametrize("rho, error", [(0.0, ValueError), (-2.0, ValueError), (np.inf, ValueError),
+                                        (np.nan, ValueError), ("1", TypeError), (True, TypeError)])
+def test_bad_rho(rho, error):
+    with pytest.raises(error, match="rho must be a positive"):
+        SVMProblem(K0, Y, rho=rho)
+
+
+def test_class_weight():
+    y = np.array([1, 1, 1, 1, -1, -1])
+    p = SVMProblem(K0, y, C=3.0, class_weight="balanced")
+    np.testing.assert_allclose(p.C, [3, 3, 3, 3, 6, 6])  # C·n₊/n₋ for the negative class
+    p = SVMProblem(K0, y, C=np.arange(1.0, 7.0), class_weight={-1: 0.5})
+    np.testing.assert_allclose(p.C, [1, 2, 3, 4, 2.5, 3])
+    with pytest.raises(ValueError, match="class_weight must be None, 'balanced' or a dict"):
+        SVMProblem(K0, y, class_weight="auto")
+    with pytest.raises(ValueError, match=r"class_weight has labels \[7\] not in y"):
+        SVMProblem(K0, y, class_weight={7: 1.0})
+    with pytest.raises(ValueError, match="class_weight values must be positive"):
+        SVMProblem(K0, y, class_weight={1: -1.0})
+    with pytest.raises(TypeError, match="class_weight must be"):
+        SVMProblem(K0, y, class_weight=[1, 2])
+
+
+def test_certify_refuses_infeasible_alpha():
+    p = SVMProblem(K0, Y, C=1.0)
+    alpha = p.initial_point()
+    for bad in (alpha + 0.1 * (Y > 0), np.where(np.arange(6) == 0, -0.5, alpha), alpha * 0 + 2.0):
+        with pytest.raises(ValueError, match=r"not in the feasible set A.*problem.project\(alpha\)"):
+            p.certify(bad)
+    p.certify(alpha)  # feasible: fine
+
+
+def test_vector_arguments():
+    p = SVMProblem(K0, Y)
+    with pytest.raises(ValueError, match=r"alpha must be a vector of length n=6; got shape \(5,\)"):
+        p.objective(np.ones(5))
+    with pytest.raises(ValueError, match="alpha contains NaN or inf"):
+        p.gradient(np.full(6, np.nan))
+    with pytest.raises(ValueError, match=r"x must be a vector of length n=6"):
+        p.project(np.ones(7))
+    with pytest.raises(ValueError, match="form must be one of"):
+        p.objective(np.zeros(6), form="smoothed")
+
+
+def test_unknown_oracle():
+    with pytest.raises(ValueError, match=r"oracle must be one of \['eigh'\]"):
+        SVMProblem(K0, Y, oracle="magic")
