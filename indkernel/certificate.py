@@ -5,8 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+class Bracket:
+    """Anything with certified ``lower <= p* <= upper``: its gap, absolute and relative."""
+
+    lower: float
+    upper: float
+
+    @property
+    def gap(self) -> float:
+        """``upper - lower >= p* - lower >= 0``."""
+        return self.upper - self.lower
+
+    @property
+    def relative_gap(self) -> float:
+        """``gap / |lower|`` (infinite when ``lower == 0``)."""
+        return self.gap / abs(self.lower) if self.lower != 0 else float("inf")
+
+
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(Bracket):
     """Certified bounds on the optimal value ``p*`` of ``eq:kern_learn`` at one feasible α.
 
     Attributes
@@ -26,16 +43,6 @@ class Certificate:
     upper: float
     intercept: float
     source: str = "free"
-
-    @property
-    def gap(self) -> float:
-        """``upper - lower >= p* - f(α) >= 0``."""
-        return self.upper - self.lower
-
-    @property
-    def relative_gap(self) -> float:
-        """``gap / |lower|`` (infinite when ``lower == 0``)."""
-        return self.gap / abs(self.lower) if self.lower != 0 else float("inf")
 
     def __str__(self) -> str:
         return (f"lower {self.lower:.10g}  upper {self.upper:.10g}  gap {self.gap:.3e} "

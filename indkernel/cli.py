@@ -6,9 +6,6 @@ import argparse
 import sys
 import warnings
 
-import numpy as np
-
-
 def _demo(args: argparse.Namespace) -> int:
     from .datasets import load_digits_pair
     from .kernels import simpson
@@ -17,18 +14,17 @@ def _demo(args: argparse.Namespace) -> int:
 
     X, y = load_digits_pair(3, 5)
     K0 = simpson(X)
-    eigenvalues = np.linalg.eigvalsh(K0)
+    problem = SVMProblem(K0, y, C=args.C, rho=args.rho)  # validates before any work
+    eigenvalues = problem.oracle.spectrum[0]
     print(f"digits 3 vs 5 (scikit-learn's bundled digits, binarized at 0.5): n = {len(y)}, "
           f"Simpson kernel eigenvalues in [{eigenvalues[0]:.2f}, {eigenvalues[-1]:.2f}]")
     print(f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by the projected gradient "
           f"method (alg:proj_grad), relative tolerance {args.tol:g} ...")
-    problem = SVMProblem(K0, y, C=args.C, rho=args.rho)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
         result = projected_gradient(problem, tol=args.tol, max_iter=args.max_iter)
     print(result)
     return 0 if result.status == "optimal" else 1
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -49,7 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
     return parser
 
-
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -57,7 +52,6 @@ def main(argv=None) -> int:
     except (ValueError, TypeError) as exc:
         print(f"indkernel {args.command}: error: {exc}", file=sys.stderr)
         return 2
-
 
 if __name__ == "__main__":
     sys.exit(main())

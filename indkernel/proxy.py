@@ -47,7 +47,8 @@ class ProxyPoint:
 class EighProxy:
     """Proxy oracle by a dense symmetric eigendecomposition of ``A = K0 + σuuᵀ`` per point.
 
-    Costs O(n³) per point; only the eigenpairs with ``λ <= 0`` are computed (LAPACK ``syevr``).
+    Costs O(n³) per point. (Asking LAPACK for the eigenpairs with ``λ <= 0`` only was slower
+    than the full decomposition: 71 ms against 24 ms on the 365×365 digits Simpson kernel.)
     The decomposition of ``K0`` itself is computed once, on first use, and cached.
     """
 
@@ -64,7 +65,9 @@ class EighProxy:
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
         A = self.K0 + sigma * np.outer(u, u)
-        neg_values, neg_vectors = scipy.linalg.eigh(A, subset_by_value=(-np.inf, 0.0))
+        values, vectors = scipy.linalg.eigh(A)
+        negative = values < 0
+        neg_values, neg_vectors = values[negative], vectors[:, negative]
         K0u = self.K0 @ u
         uu = u @ u
         A_neg_u = neg_vectors @ (neg_values * (neg_vectors.T @ u))

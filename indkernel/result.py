@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .certificate import Bracket
+
 HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap"]
 
 
 @dataclass
-class SolveResult:
+class SolveResult(Bracket):
     """A solution with its certified bounds.
 
     Attributes
@@ -37,14 +39,6 @@ class SolveResult:
     seconds: float
     history: pd.DataFrame = field(repr=False)
     method: str = ""
-
-    @property
-    def gap(self) -> float:
-        return self.upper - self.lower
-
-    @property
-    def relative_gap(self) -> float:
-        return self.gap / abs(self.lower) if self.lower != 0 else float("inf")
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"
