@@ -1,8 +1,23 @@
-"""cvxpy model factories for every convex model of the paper (a leaf package: numpy, scipy,
-cvxpy only). Each factory builds and never solves; it returns a :class:`Formulation` holding the
-``cvxpy.Problem``, its variables by name and its parameters (C, ρ, ...)."""
+"""cvxpy model factories for every convex model of the paper (a leaf package: numpy, scipy and
+cvxpy only; never imports indkernel).
+
+Each factory builds and never solves; it returns a :class:`Formulation` holding the
+``cvxpy.Problem``, its variables by name and its parameters (C, ρ, ε, ν, H), so a grid re-solves
+the same model. ``available_solvers()`` says which conic solvers can solve here.
+"""
 
 from ._base import Formulation
-from .svm import dual_qp, maxmin_sdp
+from .analytic_center import analytic_center
+from .dual_qp import dual_qp, one_class_dual_qp, svr_dual_qp
+from .maxmin import maxmin_sdp, one_class_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
+from .minmax import minmax_primal, one_class_minmax_primal, svr_minmax_primal
+from .siqclp import siqclp_master
+from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, available_solvers
+from .weighted_projection import weighted_projection
 
-__all__ = ["Formulation", "dual_qp", "maxmin_sdp"]
+__all__ = [
+    "ACCURATE", "DEFAULT_SOLVER", "SECOND_OPINION", "Formulation", "analytic_center", "available_solvers",
+    "dual_qp", "maxmin_sdp", "minmax_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
+    "one_class_minmax_primal", "perturb_maxmin", "siqclp_master", "svr_dual_qp", "svr_maxmin_sdp",
+    "svr_minmax_primal", "weighted_projection",
+]

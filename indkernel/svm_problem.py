@@ -12,7 +12,7 @@ from .problem import IndefiniteProblem, libsvm_quietly
 #: libsvm stopping tolerance and iteration cap for the certificate refinement; at tighter
 #: tolerances libsvm sometimes cycles (DESIGN.md), and any iterate gives a valid bound.
 REFINE_TOL = 1e-8
-REFINE_MAX_ITER = 1_000_000
+REFINE_MAX_ITER = 100_000
 
 
 class SVMProblem(IndefiniteProblem):

@@ -1,0 +1,35 @@
+"""The dual QP of each machine for a fixed PSD kernel (``eq:gen_perf_meas`` and counterparts)."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+
+from . import machines
+from ._base import Formulation
+from .machines import Machine, _vector, psd_factor
+
+
+def _qp(machine: Machine, K) -> Formulation:
+    L = psd_factor(K, "K")
+    objective = cp.Maximize(machine.linear - 0.5 * cp.sum_squares(L.T @ machine.u))
+    return Formulation(cp.Problem(objective, machine.constraints), {"alpha": machine.alpha}, machine.parameters)
+
+
+def dual_qp(K, y, C) -> Formulation:
+    """``ω_C(K) = max_{α ∈ A} eᵀα - ½(Yα)ᵀK(Yα)`` for a PSD K (``eq:gen_perf_meas``).
+
+    K enters through its factor ``L`` (``K = LLᵀ``, positive eigenpairs only), so the model stays
+    valid when K is singular. Variable ``alpha``; parameter ``C``. This is also the dual QP of
+    PerturbSVM for a fixed kernel.
+    """
+    return _qp(machines.svm(_vector(y, len(K), "y"), C), K)
+
+
+def svr_dual_qp(K, y, C, epsilon) -> Formulation:
+    """``max_{eᵀα = 0, |α| <= C} yᵀα - ε‖α‖₁ - ½αᵀKα`` (``eq:gen_perf_meas_SVR``); parameters ``C``, ``epsilon``."""
+    return _qp(machines.svr(_vector(y, len(K), "y"), C, epsilon), K)
+
+
+def one_class_dual_qp(K, nu) -> Formulation:
+    """``max_{eᵀα = 1, 0 <= α <= 1/(νn)} -½αᵀKα`` (``eq:gen_perf_meas_1class_svm``); parameter ``nu``."""
+    return _qp(machines.one_class(len(K), nu), K)

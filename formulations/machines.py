@@ -1,0 +1,107 @@
+"""The three kernel machines of the paper in one shape, shared by every factory.
+
+Each machine is a dual QP ``max_{α} cᵀα - ε‖α‖₁ - ½uᵀKu`` with ``u = d∘α`` (``d = y`` for the
+SVM, ``d = e`` for SVR and one-class) over ``{aᵀα = b, lo_coef∘α >= lo_rhs, hi_coef∘α <= hi_rhs}``.
+Writing the bounds with a coefficient keeps every model DPP: the one-class box
+``α <= 1/(νn)`` becomes ``νn α <= 1``, linear in the parameter ν.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One machine's dual variable, linear part and feasible set (see the module docstring)."""
+
+    alpha: cp.Variable
+    d: np.ndarray
+    c: np.ndarray
+    a: np.ndarray
+    b: float
+    lo_coef: object
+    lo_rhs: object
+    hi_coef: object
+    hi_rhs: object
+    epsilon: cp.Parameter | None = None
+    parameters: dict = field(default_factory=dict)
+
+    @property
+    def u(self) -> cp.Expression:
+        return cp.multiply(self.d, self.alpha)
+
+    @property
+    def linear(self) -> cp.Expression:
+        """``ℓ(α) = cᵀα - ε‖α‖₁``."""
+        value = self.c @ self.alpha
+        return value if self.epsilon is None else value - self.epsilon * cp.norm1(self.alpha)
+
+    @property
+    def constraints(self) -> list:
+        return [self.a @ self.alpha == self.b,
+                cp.multiply(self.lo_coef, self.alpha) >= self.lo_rhs,
+                cp.multiply(self.hi_coef, self.alpha) <= self.hi_rhs]
+
+
+def _vector_parameter(value, n: int, name: str) -> cp.Parameter:
+    parameter = cp.Parameter(n, nonneg=True, name=name)
+    parameter.value = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+    return parameter
+
+
+def _square(K, name: str) -> np.ndarray:
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) matrix; got shape {K.shape}")
+    return (K + K.T) / 2
+
+
+def _vector(v, n: int, name: str) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    if v.shape != (n,):
+        raise ValueError(f"{name} must have length n={n}; got shape {v.shape}")
+    return v
+
+
+def svm(y, C) -> Machine:
+    """Binary SVM (``eq:gen_perf_meas``): ``u = Yα``, ``ℓ = eᵀα``, ``yᵀα = 0``, ``0 <= α <= C``."""
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    C_param = _vector_parameter(C, n, "C")
+    return Machine(cp.Variable(n, name="alpha"), d=y, c=np.ones(n), a=y, b=0.0, lo_coef=1.0, lo_rhs=0.0,
+                   hi_coef=1.0, hi_rhs=C_param, parameters={"C": C_param})
+
+
+def svr(y, C, epsilon) -> Machine:
+    """SVR (``eq:gen_perf_meas_SVR``): ``u = α``, ``ℓ = yᵀα - ε‖α‖₁``, ``eᵀα = 0``, ``-C <= α <= C``."""
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    C_param = _vector_parameter(C, n, "C")
+    eps_param = cp.Parameter(nonneg=True, name="epsilon", value=float(epsilon))
+    return Machine(cp.Variable(n, name="alpha"), d=np.ones(n), c=y, a=np.ones(n), b=0.0, lo_coef=1.0,
+                   lo_rhs=-C_param, hi_coef=1.0, hi_rhs=C_param, epsilon=eps_param,
+                   parameters={"C": C_param, "epsilon": eps_param})
+
+
+def one_class(n: int, nu) -> Machine:
+    """One-class SVM (``eq:gen_perf_meas_1class_svm``): ``u = α``, ``ℓ = 0``, ``eᵀα = 1``,
+    ``0 <= α <= 1/(νn)`` written as ``νn α <= 1``."""
+    nu_param = cp.Parameter(nonneg=True, name="nu", value=float(nu))
+    return Machine(cp.Variable(n, name="alpha"), d=np.ones(n), c=np.zeros(n), a=np.ones(n), b=1.0,
+                   lo_coef=1.0, lo_rhs=0.0, hi_coef=n * nu_param, hi_rhs=1.0, parameters={"nu": nu_param})
+
+
+def psd_factor(K, name: str = "K") -> np.ndarray:
+    """``L`` with ``K = LLᵀ`` from the positive eigenpairs of a PSD ``K`` (eigenvalues below
+    ``1e-12 λ_max`` count as zero), so quadratic forms ``uᵀKu = ‖Lᵀu‖²`` stay valid when K is
+    singular. Raises ValueError if K has an eigenvalue below ``-1e-8 λ_max``."""
+    lam, V = np.linalg.eigh(_square(K, name))
+    top = max(lam.max(), 0.0)
+    if lam.min() < -1e-8 * max(top, 1.0):
+        raise ValueError(f"{name} must be positive semidefinite; its smallest eigenvalue is {lam.min():.3g}")
+    keep = lam > 1e-12 * top
+    return V[:, keep] * np.sqrt(lam[keep])
