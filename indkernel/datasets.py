@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 from sklearn.datasets import load_digits
 
@@ -19,3 +22,27 @@ def load_digits_pair(first: int = 3, second: int = 5) -> tuple[np.ndarray, np.nd
     X, y = load_digits(return_X_y=True)
     keep = (y == first) | (y == second)
     return X[keep] / 16.0, y[keep]
+
+
+def data_directory(data_dir=None) -> Path:
+    """Where the paper's data sets live: ``data_dir``, else ``$INDKERNEL_DATA``, else
+    ``~/.cache/indkernel``."""
+    if data_dir is not None:
+        return Path(data_dir)
+    if os.environ.get("INDKERNEL_DATA"):
+        return Path(os.environ["INDKERNEL_DATA"])
+    return Path.home() / ".cache" / "indkernel"
+
+
+def load_usps(data_dir=None) -> tuple[np.ndarray, np.ndarray]:
+    """All 9298 USPS digits (7291 train + 2007 test, Hull 1994) from ``usps.npz``: ``(X, y)``.
+
+    ``X`` is (9298, 256), 16x16 images with intensities in [0, 1]; ``y`` the digits 0-9.
+    """
+    path = data_directory(data_dir) / "usps.npz"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"USPS not found at {path}; put usps.npz (keys X, y, split) there, or point "
+            "INDKERNEL_DATA (or data_dir=) at the folder that holds it")
+    with np.load(path) as data:
+        return data["X"], data["y"]

@@ -44,7 +44,7 @@ def projected_gradient(problem: IndefiniteProblem, *, step: float = 5.0, tol: fl
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
     alpha = problem.initial_point() if alpha0 is None else problem.project(alpha0)
 
-    start, rows = time.perf_counter(), []
+    start, rows, fallbacks_before = time.perf_counter(), [], getattr(problem.oracle, "fallbacks", 0)
     best_alpha, lower, upper = alpha, -np.inf, np.inf
     status, reason, k = "max_iter", f"stopped at max_iter={max_iter} before the gap reached tol={tol:g}", 0
     for k in range(max_iter + 1):
@@ -63,4 +63,5 @@ def projected_gradient(problem: IndefiniteProblem, *, step: float = 5.0, tol: fl
         warnings.warn(f"projected gradient: {reason}; raise max_iter or loosen tol", ConvergenceWarning, stacklevel=2)
     return SolveResult(alpha=best_alpha, lower=lower, upper=upper, status=status, stop_reason=reason,
                        iterations=k, seconds=time.perf_counter() - start,
-                       history=pd.DataFrame(rows, columns=HISTORY_COLUMNS), method="projected gradient")
+                       history=pd.DataFrame(rows, columns=HISTORY_COLUMNS), method="projected gradient",
+                       fallbacks=getattr(problem.oracle, "fallbacks", 0) - fallbacks_before)

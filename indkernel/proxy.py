@@ -81,8 +81,79 @@ class EighProxy:
         return ProxyPoint(u, Ku, float(value), make_kernel)
 
 
+class RankOneProxy(EighProxy):
+    """Proxy oracle by the rank-one update of the fixed ``K0 = V0 diag(d) V0ᵀ``: O(n²) per point.
+
+    With ``z = V0ᵀu`` the eigenpairs of ``A = V0 (diag(d) + σzzᵀ) V0ᵀ`` come from
+    :func:`indkernel.rank_one.rank_one_eigen`. Only two products with ``V0`` touch n×n memory
+    (``z = V0ᵀu`` and ``K*u = V0 t``); ``uᵀK0u = zᵀdiag(d)z``, and ``K*u = Au - A_-u`` needs only the
+    negative eigenpairs (or ``A_+u`` from the positive ones, whichever side has fewer vectors).
+    Every point starts from the same ``(V0, d)``, so errors never accumulate. A cheap check
+    (eigen-residual and orthogonality of the vectors used, along a random combination) sends a
+    failed point to the dense ``eigh`` oracle; ``fallbacks`` counts those points.
+    """
+
+    name = "rank-one"
+    #: Relative eigen-residual or loss of orthogonality above which a point falls back to ``eigh``.
+    CHECK_TOL = 1e-10
+
+    def __init__(self, K0: np.ndarray):
+        super().__init__(K0)
+        self.fallbacks = 0
+        self._probe = np.random.default_rng(0)
+
+    def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        from .rank_one import SecularEquationError, rank_one_eigen
+
+        d, V0 = self.spectrum
+        sigma = 1.0 / (4.0 * rho)
+        z = V0.T @ u
+        try:
+            eigen = rank_one_eigen(d, z, sigma)
+        except SecularEquationError:
+            return self._fall_back(u, rho)
+        negative = eigen.values < 0
+        use_negative = negative.sum() <= negative.size - negative.sum()
+        side = negative if use_negative else ~negative
+        values, W = eigen.values[side], eigen.vectors(side)
+        if not self._vectors_check_out(d, z, sigma, values, W):
+            return self._fall_back(u, rho)
+        t = W @ (values * (W.T @ z))  # A_-u or A_+u, in V0 coordinates
+        uu = u @ u
+        Ku = V0 @ (d * z - t) + sigma * uu * u if use_negative else V0 @ t
+        neg_values = eigen.values[negative]
+        value = -0.5 * (z @ (d * z)) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
+
+        def make_kernel() -> np.ndarray:
+            Y = V0 @ W
+            K = (Y * values) @ Y.T
+            if use_negative:
+                K = self.K0 + sigma * np.outer(u, u) - K
+            return (K + K.T) / 2
+
+        return ProxyPoint(u, Ku, float(value), make_kernel)
+
+    def _vectors_check_out(self, d, z, sigma, values, W) -> bool:
+        """Eigen-residual and orthogonality of ``W`` along one random combination of its columns:
+        O(nm), and a bad column shows with probability one."""
+        if W.shape[1] == 0:
+            return True
+        scale = max(float(np.abs(d).max()), sigma * float(z @ z), np.finfo(float).tiny)
+        r = self._probe.standard_normal(W.shape[1])
+        x = W @ r
+        residual = d * x + sigma * (z @ x) * z - W @ (values * r)
+        orthogonality = W.T @ x - r
+        norm = float(np.linalg.norm(r))
+        return bool(np.linalg.norm(residual) <= self.CHECK_TOL * scale * norm
+                    and np.linalg.norm(orthogonality) <= self.CHECK_TOL * norm)
+
+    def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        self.fallbacks += 1
+        return EighProxy.__call__(self, u, rho)
+
+
 #: Oracles by name; a problem takes ``oracle=<name>``.
-ORACLES = {EighProxy.name: EighProxy}
+ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy}
 
 
 def make_oracle(name: str, K0: np.ndarray):

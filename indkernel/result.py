@@ -28,6 +28,7 @@ class SolveResult(Bracket):
     seconds : float
     history : pandas.DataFrame with columns iteration, time, lower, upper, gap (best so far).
     method : str
+    fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     """
 
     alpha: np.ndarray
@@ -39,6 +40,7 @@ class SolveResult(Bracket):
     seconds: float
     history: pd.DataFrame = field(repr=False)
     method: str = ""
+    fallbacks: int = 0
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"

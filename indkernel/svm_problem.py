@@ -36,8 +36,10 @@ class SVMProblem(IndefiniteProblem):
         (C for the positive class, ``C * n_pos / n_neg`` for the negative one).
     symmetrize : bool, default False
         Accept a non-symmetric K0 and use ``(K0 + K0ᵀ)/2``.
-    oracle : str, default "eigh"
-        How the proxy kernel is computed (:mod:`indkernel.proxy`).
+    oracle : str, default "rank-one"
+        How the proxy kernel is computed (:mod:`indkernel.proxy`): ``"rank-one"`` updates the
+        fixed eigendecomposition of K0 in O(n²) per point; ``"eigh"`` decomposes
+        ``K0 + uuᵀ/(4ρ)`` afresh (O(n³)), for checking.
 
     Examples
     --------
@@ -47,7 +49,7 @@ class SVMProblem(IndefiniteProblem):
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
-                 oracle: str = "eigh"):
+                 oracle: str = "rank-one"):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         self.y, self.classes = check_binary_labels(y, K0.shape[0])
         self.C = penalty_vector(C, self.y, self.classes, class_weight)

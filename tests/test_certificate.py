@@ -15,7 +15,7 @@ OPTIMA = [("random", n, seed, rho) for n, seed in [(6, 0), (10, 1), (15, 2)] for
 
 
 @pytest.mark.parametrize("kind, n, seed, rho", OPTIMA)
-def test_gap_is_tiny_at_an_independent_optimum(kind, n, seed, rho):
+def test_gap_is_tiny_at_an_independent_optimum(kind, n, seed, rho, oracle):
     """At α* from the max-min SDP (Clarabel, tight), the certificate closes to 1e-6 relative and
     the SDP's optimal value lies in the bracket up to the SDP's own accuracy.
 
@@ -23,7 +23,7 @@ def test_gap_is_tiny_at_an_independent_optimum(kind, n, seed, rho):
     accuracy it reaches 1e-6 only where few α_i are free, so the refined one is asserted here."""
     p_star, alpha_star = reference_optimum(kind, n, seed, 2.0, rho)
     K0, y = FACTORIES[kind](n, seed)
-    p = SVMProblem(K0, y, C=2.0, rho=rho)
+    p = SVMProblem(K0, y, C=2.0, rho=rho, oracle=oracle)
     alpha = p.project(alpha_star)
     free, refined = p.certify(alpha), p.certify(alpha, refine=True)
     assert 0 <= refined.gap <= 1e-6 * abs(refined.lower)

@@ -12,9 +12,9 @@ CASES = [("random", random_indefinite, n, seed) for n, seed in [(5, 0), (12, 1),
     ("digits", digits_simpson, 40, 3), ("psd", random_psd, 15, 4)]
 
 
-def problem_and_points(factory, n, seed, rho):
+def problem_and_points(factory, n, seed, rho, oracle="rank-one"):
     K0, y = factory(n, seed)
-    p = SVMProblem(K0, y, C=np.random.default_rng(seed).uniform(0.5, 5.0, n), rho=rho)
+    p = SVMProblem(K0, y, C=np.random.default_rng(seed).uniform(0.5, 5.0, n), rho=rho, oracle=oracle)
     rng = np.random.default_rng(seed + 100)
     feasible = [p.project(rng.uniform(-1, 6, n)) for _ in range(3)]
     return p, feasible + [rng.standard_normal(n)]  # the objective is defined off A too
@@ -22,8 +22,8 @@ def problem_and_points(factory, n, seed, rho):
 
 @pytest.mark.parametrize("rho", [0.05, 1.0, 20.0])
 @pytest.mark.parametrize("name, factory, n, seed", CASES)
-def test_objective_forms_agree(name, factory, n, seed, rho):
-    p, points = problem_and_points(factory, n, seed, rho)
+def test_objective_forms_agree(name, factory, n, seed, rho, oracle):
+    p, points = problem_and_points(factory, n, seed, rho, oracle)
     for alpha in points:
         stable = p.objective(alpha)
         scale = max(1.0, abs(stable), rho * np.sum(p.K0 ** 2) * 1e-6)
@@ -41,8 +41,8 @@ def test_objective_at_hand_solved_optimum():
 
 @pytest.mark.parametrize("rho", [0.05, 1.0, 20.0])
 @pytest.mark.parametrize("name, factory, n, seed", CASES)
-def test_gradient_central_differences(name, factory, n, seed, rho):
-    p, points = problem_and_points(factory, n, seed, rho)
+def test_gradient_central_differences(name, factory, n, seed, rho, oracle):
+    p, points = problem_and_points(factory, n, seed, rho, oracle)
     h = 1e-5
     for alpha in points:
         g = p.gradient(alpha)
@@ -65,8 +65,8 @@ def test_gradient_taylor_remainder_is_second_order(name, factory, n, seed):
 
 @pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("name, factory, n, seed", CASES)
-def test_proxy_kernel_is_the_clipped_rank_one_update(name, factory, n, seed, rho):
-    p, points = problem_and_points(factory, n, seed, rho)
+def test_proxy_kernel_is_the_clipped_rank_one_update(name, factory, n, seed, rho, oracle):
+    p, points = problem_and_points(factory, n, seed, rho, oracle)
     for alpha in points:
         u = p.y * alpha
         lam, V = np.linalg.eigh(p.K0 + np.outer(u, u) / (4 * rho))

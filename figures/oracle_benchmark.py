@@ -1,0 +1,108 @@
+"""Time of one oracle call (objective, gradient and free certificate at a new α) with the rank-one
+update and with a dense ``eigh``, on USPS Simpson kernels (random subsets of all 9298 images)
+and on random indefinite kernels (symmetric Gaussian), one process, medians of several runs.
+
+Prints, per kernel and n: both times, their ratio, the update's time as a multiple of one pass
+over an n×n float64 matrix (a matrix-vector product, the memory-bandwidth floor), and the
+log-log slope of the update's time from n = 500 to 2000. Saves ``oracle_benchmark.csv``.
+
+    python figures/oracle_benchmark.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from indkernel import SVMProblem
+from indkernel.datasets import load_usps
+from indkernel.kernels import simpson
+
+HERE = Path(__file__).resolve().parent
+
+
+def usps_simpson(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    X, digits = load_usps()
+    pick = rng.choice(len(digits), n, replace=False)
+    return simpson(X[pick]), np.where(digits[pick] < 5, 1.0, -1.0)
+
+
+def random_indefinite(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    G = rng.standard_normal((n, n))
+    return (G + G.T) / 2, np.where(rng.random(n) < 0.5, 1.0, -1.0)
+
+
+KERNELS = {"USPS Simpson": usps_simpson, "random indefinite": random_indefinite}
+
+
+def median_seconds(call, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def oracle_call(problem: SVMProblem, points):
+    """objective, gradient and certificate at each of ``points`` in turn (each one new to the cache)."""
+    iterator = iter(points)
+
+    def call():
+        alpha = next(iterator)
+        problem.objective(alpha)
+        problem.gradient(alpha)
+        problem.certify(alpha)
+    return call
+
+
+def measure(sizes, repeats: int, seed: int = 0) -> pd.DataFrame:
+    rows = []
+    for kernel, make in KERNELS.items():
+        for n in sizes:
+            rng = np.random.default_rng(seed)
+            K0, y = make(n, rng)
+            problems = {name: SVMProblem(K0, y, C=10.0, rho=1.0, oracle=name) for name in ("rank-one", "eigh")}
+            for p in problems.values():
+                p.oracle.spectrum  # the decomposition of K0 is computed once, outside the timing
+            points = [problems["eigh"].project(rng.uniform(0, 10, n)) for _ in range(repeats)]
+            seconds = {name: median_seconds(oracle_call(p, points), repeats) for name, p in problems.items()}
+            V0, x = problems["rank-one"].oracle.spectrum[1], rng.standard_normal(n)
+            floor = median_seconds(lambda: V0 @ x, 20)
+            fallbacks = problems["rank-one"].oracle.fallbacks
+            rows.append(dict(kernel=kernel, n=n, rank_one=seconds["rank-one"], eigh=seconds["eigh"],
+                             ratio=seconds["eigh"] / seconds["rank-one"], floor=floor,
+                             floor_multiple=seconds["rank-one"] / floor, fallbacks=fallbacks))
+            print(f"{kernel:18s} n={n:5d}  rank-one {1e3 * seconds['rank-one']:8.2f} ms  eigh "
+                  f"{1e3 * seconds['eigh']:9.2f} ms  ratio {rows[-1]['ratio']:6.1f}x  "
+                  f"floor multiple {rows[-1]['floor_multiple']:5.1f}  fallbacks {fallbacks}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def slopes(table: pd.DataFrame, low: int = 500, high: int = 2000) -> dict:
+    out = {}
+    for kernel, group in table.groupby("kernel"):
+        g = group[(group.n >= low) & (group.n <= high)]
+        if len(g) >= 2:
+            out[kernel] = float(np.polyfit(np.log(g.n), np.log(g.rank_one), 1)[0])
+    return out
+
+
+def main(quick: bool = False) -> pd.DataFrame:
+    sizes, repeats = ((100, 200), 3) if quick else ((250, 500, 767, 1000, 1500, 2000), 7)
+    table = measure(sizes, repeats)
+    if not quick:
+        table.to_csv(HERE / "oracle_benchmark.csv", index=False)
+    for kernel, slope in slopes(table, *((100, 200) if quick else (500, 2000))).items():
+        print(f"log-log slope of the rank-one oracle's time, {kernel}: {slope:.2f}")
+    return table
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="n = 100, 200 only; writes nothing")
+    main(quick=parser.parse_args().quick)

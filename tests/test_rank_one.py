@@ -1,0 +1,127 @@
+"""The rank-one eigenvalue update against a dense eigh, and the O(n²) oracle against the eigh oracle."""
+
+import numpy as np
+import pytest
+
+from indkernel import SVMProblem
+from indkernel import rank_one
+from indkernel.proxy import EighProxy, RankOneProxy
+from indkernel.rank_one import SecularEquationError, rank_one_eigen
+from problems import digits_simpson, random_indefinite
+
+
+def spectrum_case(kind: str, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    d, z, sigma = np.sort(rng.standard_normal(n)), rng.standard_normal(n), 0.7
+    if kind == "repeated":  # exactly repeated eigenvalues, in groups of up to 10
+        d = np.sort(np.repeat(rng.standard_normal(n // 10 + 1), 10)[:n])
+    elif kind == "clustered":  # a cluster spaced 1e-15 apart and one 1e-9 apart
+        d[n // 4: n // 2] = d[n // 4] + 1e-15 * np.arange(n // 2 - n // 4)
+        d[n // 2: 3 * n // 4] = 1.0 + 1e-9 * np.arange(3 * n // 4 - n // 2)
+        d = np.sort(d)
+    elif kind == "zero z":
+        z[::3] = 0.0
+    elif kind == "zero u":
+        z[:] = 0.0
+    elif kind == "sigma tiny":
+        sigma = 1e-14
+    elif kind == "sigma huge":
+        sigma = 1e10
+    elif kind == "zero eigenvalues":
+        d[: n // 3] = 0.0
+        d = np.sort(d)
+    return d, z, sigma
+
+
+KINDS = ["random", "repeated", "clustered", "zero z", "zero u", "sigma tiny", "sigma huge", "zero eigenvalues"]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 17, 300])
+@pytest.mark.parametrize("kind", KINDS)
+def test_against_eigh(kind, n):
+    d, z, sigma = spectrum_case(kind, n, n)
+    A = np.diag(d) + sigma * np.outer(z, z)
+    norm = np.abs(np.linalg.eigvalsh(A)).max() or 1.0
+    eigen = rank_one_eigen(d, z, sigma)
+    np.testing.assert_allclose(eigen.values, np.linalg.eigvalsh(A), rtol=0, atol=1e-12 * norm)
+    X = eigen.vectors(np.arange(n))
+    assert np.abs(X.T @ X - np.eye(n)).max() <= 1e-12
+    assert np.abs(A @ X - X * eigen.values).max() <= 1e-12 * norm
+    # interlacing (σ > 0): λ_i in [d_i, d_{i+1}], up to the deflation tolerance
+    tol = 8 * np.finfo(float).eps * max(np.abs(d).max(), sigma * (z @ z))
+    assert np.all(eigen.values >= d - tol) and np.all(eigen.values[:-1] <= d[1:] + tol)
+
+
+def test_n_2000():
+    d, z, sigma = spectrum_case("random", 2000, 0)
+    A = np.diag(d) + sigma * np.outer(z, z)
+    eigen = rank_one_eigen(d, z, sigma)
+    norm = np.abs(eigen.values).max()
+    np.testing.assert_allclose(eigen.values, np.linalg.eigvalsh(A), rtol=0, atol=1e-12 * norm)
+    X = eigen.vectors(eigen.values < 0)
+    assert np.abs(X.T @ X - np.eye(X.shape[1])).max() <= 1e-12
+    assert np.abs(A @ X - X * eigen.values[eigen.values < 0]).max() <= 1e-12 * norm
+
+
+def test_selected_vectors_are_the_same_columns():
+    d, z, sigma = spectrum_case("clustered", 60, 1)
+    eigen = rank_one_eigen(d, z, sigma)
+    every = eigen.vectors(np.arange(60))
+    np.testing.assert_array_equal(eigen.vectors(eigen.values < 0), every[:, eigen.values < 0])
+
+
+ORACLE_CASES = [(random_indefinite, 40, 0), (random_indefinite, 250, 1), (digits_simpson, 120, 2)]
+
+
+@pytest.mark.parametrize("rho", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("factory, n, seed", ORACLE_CASES)
+def test_oracle_matches_eigh_oracle(factory, n, seed, rho):
+    K0, y = factory(n, seed)
+    fast, dense = (SVMProblem(K0, y, C=3.0, rho=rho, oracle=name) for name in ("rank-one", "eigh"))
+    rng = np.random.default_rng(seed)
+    for alpha in [fast.project(rng.uniform(0, 3, n)) for _ in range(3)] + [np.zeros(n)]:
+        f = dense.objective(alpha)
+        assert abs(fast.objective(alpha) - f) <= 1e-10 * max(1.0, abs(f))
+        g = dense.gradient(alpha)
+        np.testing.assert_allclose(fast.gradient(alpha), g, rtol=0, atol=1e-10 * max(1.0, np.abs(g).max()))
+        c_fast, c_dense = fast.certify(alpha), dense.certify(alpha)
+        assert abs(c_fast.upper - c_dense.upper) <= 1e-10 * max(1.0, abs(c_dense.upper))
+        K = dense.proxy_kernel(alpha)
+        np.testing.assert_allclose(fast.proxy_kernel(alpha), K, rtol=0, atol=1e-10 * np.abs(K).max())
+    assert fast.oracle.fallbacks == 0
+
+
+def test_failures_fall_back_to_eigh_and_are_counted(monkeypatch):
+    K0, y = random_indefinite(30, 3)
+    oracle, dense = RankOneProxy(K0), EighProxy(K0)
+    u = y * np.linspace(0, 1, 30)
+    expected = dense(u, 0.5)
+
+    def fail(*args):
+        raise SecularEquationError("dlaed4 did not converge")
+
+    monkeypatch.setattr(rank_one, "rank_one_eigen", fail)
+    point = oracle(u, 0.5)
+    assert oracle.fallbacks == 1
+    np.testing.assert_allclose(point.Ku, expected.Ku, atol=1e-12)
+    monkeypatch.undo()
+    monkeypatch.setattr(RankOneProxy, "CHECK_TOL", -1.0)  # every check fails
+    oracle(u, 0.7)
+    assert oracle.fallbacks == 2
+    monkeypatch.undo()
+    oracle(u, 0.9)
+    assert oracle.fallbacks == 2
+
+
+def test_updates_start_from_the_fixed_decomposition():
+    """Errors cannot accumulate: the same u gives the same answer after many other points."""
+    K0, y = random_indefinite(80, 4)
+    oracle = RankOneProxy(K0)
+    u = y * np.linspace(0, 2, 80)
+    first = oracle(u, 0.3)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        oracle(y * rng.uniform(0, 2, 80), 0.3)
+    again = oracle(u, 0.3)
+    np.testing.assert_array_equal(again.Ku, first.Ku)
+    assert again.value == first.value
