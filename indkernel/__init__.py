@@ -5,7 +5,9 @@ The problem types carry the paper's closed forms (proxy kernel ``eq:kstar``, obj
 """
 
 from .certificate import Certificate
+from .result import SolveResult
+from .solve import compare, plot_comparison, solve
 from .svm_problem import SVMProblem
 
-__all__ = ["Certificate", "SVMProblem"]
+__all__ = ["Certificate", "SVMProblem", "SolveResult", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"

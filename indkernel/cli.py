@@ -9,7 +9,7 @@ import warnings
 def _demo(args: argparse.Namespace) -> int:
     from .datasets import load_digits_pair
     from .kernels import simpson
-    from .projected_gradient import projected_gradient
+    from .solve import solve
     from .svm_problem import SVMProblem
 
     X, y = load_digits_pair(3, 5)
@@ -22,7 +22,7 @@ def _demo(args: argparse.Namespace) -> int:
           f"method (alg:proj_grad), relative tolerance {args.tol:g} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
-        result = projected_gradient(problem, tol=args.tol, max_iter=args.max_iter)
+        result = solve(problem, "pg", tol=args.tol, max_iter=args.max_iter)
     print(result)
     return 0 if result.status == "optimal" else 1
 

@@ -116,12 +116,42 @@ class IndefiniteProblem(ABC):
         alpha = check_vector(alpha, self.n, "alpha")
         return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
 
+    def smoothed_gradient(self, alpha, epsilon: float) -> np.ndarray:
+        """The paper's gradient (section "Algorithms"): differentiate ``eq:kern_learn_eig`` term by
+        term, with ``max(0, λ)`` replaced by its smoothing ``φ_ε(λ) = max_{0<=w<=1} wλ - εw²/2``
+        (derivative ``w*(λ) = clip(λ/ε, 0, 1)``) where it multiplies ``∂λ_i/∂α``, as the authors'
+        code does. Costs a full eigendecomposition.
+
+        With the exact inner minimizer the coefficient of every ``∂λ_i/∂α`` vanishes:
+        ``-½(uᵀv_i)² + 2ρλ_i - 2ρ v_iᵀK0v_i = 0`` because ``v_iᵀK0v_i = λ_i - (uᵀv_i)²/(4ρ)``.
+        So the smoothing changes nothing, and this equals :meth:`gradient` up to round-off; it is
+        kept to reproduce the paper's method, not because the exact gradient needs it.
+        """
+        alpha = check_vector(alpha, self.n, "alpha")
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be > 0 (the smoothing width of max(0, λ)); got {epsilon!r}")
+        sigma = 1 / (4 * self.rho)
+        u = self._u(alpha)
+        lam, V = scipy.linalg.eigh(self.K0 + sigma * np.outer(u, u))
+        lam_plus, projections = np.maximum(lam, 0.0), u @ V
+        K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
+        weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue
+        coefficients = weights * (-0.5 * projections ** 2 + 2 * self.rho * lam_plus - 2 * self.rho * K0_diag)
+        d_lambda_du = 2 * sigma * V * projections  # column i: ∂λ_i/∂u
+        K_star_u = V @ (lam_plus * projections)
+        return self._linear_gradient(alpha) - self._u_adjoint(K_star_u) + self._u_adjoint(d_lambda_du @ coefficients)
+
     def proxy_kernel(self, alpha) -> np.ndarray:
         """The optimal PSD kernel ``K*(α) = (K0 + uuᵀ/(4ρ))_+`` (``eq:kstar``), an (n, n) array."""
         alpha = check_vector(alpha, self.n, "alpha")
         return self._point(alpha).kernel()
 
     # ----- the feasible set -------------------------------------------------------------
+    @property
+    def feasible_set(self) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        """``(a, b, lo, hi)`` with ``A = {α : aᵀα = b, lo <= α <= hi}``."""
+        return self._a, self._b, self._lo, self._hi
+
     def project(self, x) -> np.ndarray:
         """The exact Euclidean projection of ``x`` onto the feasible set ``A``; O(n log n)."""
         x = check_vector(x, self.n, "x")

@@ -29,6 +29,7 @@ class SolveResult(Bracket):
     history : pandas.DataFrame with columns iteration, time, lower, upper, gap (best so far).
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
+    details : dict, method-specific extras (the exchange method's own gap, ...).
     """
 
     alpha: np.ndarray
@@ -41,6 +42,7 @@ class SolveResult(Bracket):
     history: pd.DataFrame = field(repr=False)
     method: str = ""
     fallbacks: int = 0
+    details: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"

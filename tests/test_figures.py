@@ -21,3 +21,22 @@ def test_formulation_sizes_quick():
     # form does not, at default settings: the table reports its error)
     clarabel = table[table.solver == "CLARABEL"]
     assert (clarabel.error <= 1e-6).all(), clarabel
+
+
+def test_oracle_benchmark_quick():
+    import pytest
+
+    from indkernel.datasets import data_directory
+
+    if not (data_directory() / "usps.npz").is_file():
+        pytest.skip(f"usps.npz not in {data_directory()}: set INDKERNEL_DATA to the shared data folder")
+    table = load("oracle_benchmark").main(quick=True)
+    assert set(table.kernel) == {"USPS Simpson", "random indefinite"} and set(table.n) == {100, 200}
+    assert (table.fallbacks == 0).all() and (table.rank_one > 0).all() and (table.eigh > 0).all()
+
+
+def test_solver_benchmark_quick():
+    table = load("solver_benchmark").main(quick=True, cap=30.0)
+    assert {"pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
+    apg = table[table.method == "apg"]
+    assert (apg.status == "optimal").all() and apg["seconds_1e-06"].notna().all()

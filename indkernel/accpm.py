@@ -1,0 +1,141 @@
+"""The analytic center cutting plane method (``alg:accpm``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from .tracking import Run
+
+CENTERS = ("newton", "cvxpy")
+
+
+class CenteringError(RuntimeError):
+    """The analytic center could not be computed (the localization set lost its interior)."""
+
+
+def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
+    """The analytic center of ``{aᵀx = b, lo <= x <= hi}``, where ACCPM starts.
+
+    Stationarity gives each coordinate in closed form from the multiplier ν of the equality:
+    ``x_i = lo_i + w_i θ(ν a_i w_i)`` with ``w = hi - lo`` and ``θ(c) = 2/(2 + c + √(4 + c²))``
+    (the root in (0, 1) of ``cθ² - (2 + c)θ + 1 = 0``); ``aᵀx(ν)`` decreases in ν, so ν is found
+    by bisection.
+    """
+    w = hi - lo
+
+    def x_of(nu):
+        c = nu * a * w
+        return lo + w * 2.0 / (2.0 + c + np.sqrt(4.0 + c * c))
+
+    low, high = -1.0, 1.0
+    while a @ x_of(low) < b:
+        low *= 2.0
+    while a @ x_of(high) > b:
+        high *= 2.0
+    for _ in range(iterations):
+        middle = 0.5 * (low + high)
+        if a @ x_of(middle) > b:
+            low = middle
+        else:
+            high = middle
+    return x_of(0.5 * (low + high))
+
+
+def _newton_center(x, a, lo, hi, G, h, tol=1e-9, max_steps=200):
+    """Damped Newton for ``min -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx)`` s.t. ``aᵀx = b``,
+    from a strictly feasible x with ``aᵀx = b``; the equality is kept by the KKT step
+    ``Δ = -H⁻¹(∇ + νa)``, ``ν = -aᵀH⁻¹∇ / aᵀH⁻¹a``. Returns the center and the Cholesky factor of
+    the barrier's Hessian there (for the relevance of the cuts)."""
+    for _ in range(max_steps):
+        up, down, cut = hi - x, x - lo, h - G @ x
+        gradient = 1 / up - 1 / down + G.T @ (1 / cut)
+        hessian = (G.T * (1 / cut ** 2)) @ G
+        hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
+        factor = scipy.linalg.cho_factor(hessian)
+        solved_a, solved_g = scipy.linalg.cho_solve(factor, a), scipy.linalg.cho_solve(factor, gradient)
+        step = -(solved_g - solved_a * (a @ solved_g) / (a @ solved_a))
+        decrement = float(np.sqrt(max(-gradient @ step, 0.0)))
+        if decrement ** 2 <= tol:
+            return x, factor
+        t = 1.0 if decrement < 0.25 else 1.0 / (1.0 + decrement)  # stays strictly feasible
+        x = x + t * step
+    return x, factor
+
+
+def _cvxpy_center(x, a, b, lo, hi, G, h):
+    """The reference: the ``formulations`` analytic-center model, shifted so the equality is aᵀx = 0."""
+    import formulations
+
+    n = x.size
+    G_all, h_all = np.vstack([np.eye(n), -np.eye(n), G]), np.concatenate([hi, -lo, h])
+    shift = a * b / (a @ a)  # aᵀ shift = b
+    model = formulations.analytic_center(G_all, h_all - G_all @ shift, a)
+    model.solve(solver=formulations.DEFAULT_SOLVER, **formulations.ACCURATE[formulations.DEFAULT_SOLVER])
+    center = model.variables["x"].value + shift
+    # the Hessian at the answer, for the relevance measure
+    up, down, cut = hi - center, center - lo, h - G @ center
+    if min(up.min(), down.min(), cut.min(initial=np.inf)) <= 0:
+        raise CenteringError("the cvxpy analytic center is not strictly inside the localization set")
+    hessian = (G.T * (1 / cut ** 2)) @ G
+    hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
+    return center, scipy.linalg.cho_factor(hessian)
+
+
+def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | None = None) -> None:
+    """Analytic center cutting plane method (``alg:accpm``), every center certified.
+
+    The localization set starts as ``A = {aᵀx = b, lo <= x <= hi}`` (2n inequalities and the
+    equality, which the Newton step keeps exactly rather than by a barrier). At each analytic
+    center ``x_k`` the cut ``∇f(x_k)ᵀ(x - x_k) >= 0`` keeps the half where f can still grow.
+    When there are more than ``max_constraints`` inequalities, the cuts of least relevance
+    ``a_jᵀH⁻¹a_j / (b_j - a_jᵀx)²`` (H the barrier's Hessian at the center) are dropped.
+
+    The paper's step 3 limits the *constraints* to 3n; the authors' code counts only the cuts
+    against it (3n cuts, so 5n inequalities with the box). Here every inequality counts, box
+    included. With a limit of 3n (n cuts) the method stalls: measured, the certified gap stayed at
+    1.2e-2 on a digits problem with n = 20 and at 4.7e-4 on a random one with n = 15 through 1500
+    iterations, while 4n converged and 5n converged faster. The default is therefore 5n
+    inequalities, the reference code's effective total: at most 3n cuts.
+
+    Parameters
+    ----------
+    center : "newton" (default) or "cvxpy"
+        The analytic center by damped Newton steps, or by the ``formulations`` model (reference).
+    max_constraints : int, optional, default 5n
+        Inequalities kept, the 2n box constraints included.
+    """
+    if center not in CENTERS:
+        raise ValueError(f"center must be one of {CENTERS}; got {center!r}")
+    a, b, lo, hi = problem.feasible_set
+    n = problem.n
+    max_cuts = (5 * n if max_constraints is None else max_constraints) - 2 * n
+    if max_cuts < 1:
+        raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
+    G, h = np.empty((0, n)), np.empty(0)
+    x = box_center(a, b, lo, hi)
+    for _ in run.iterations():
+        try:
+            x, factor = _newton_center(x, a, lo, hi, G, h) if center == "newton" else _cvxpy_center(x, a, b, lo, hi, G, h)
+        except (np.linalg.LinAlgError, CenteringError) as exc:
+            run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
+            return
+        alpha = np.clip(x, lo, hi)
+        if run.observe(alpha):
+            return
+        g = problem.gradient(x)
+        direction = g - a * (a @ g) / (a @ a)  # the gradient within the hyperplane
+        if not np.any(direction):
+            run.fail("stalled", "the gradient is orthogonal to A at the center: no cut can be placed")
+            return
+        if G.shape[0] >= max_cuts:  # drop the least relevant cuts, keeping room for the new one
+            slack = h - G @ x
+            relevance = np.einsum("ij,ji->i", G, scipy.linalg.cho_solve(factor, G.T)) / slack ** 2
+            keep = np.sort(np.argsort(relevance)[G.shape[0] - max_cuts + 1:])
+            G, h = G[keep], h[keep]
+        G, h = np.vstack([G, -g]), np.append(h, -g @ x)
+        run.details["most_cuts"] = max(run.details.get("most_cuts", 0), G.shape[0])
+        # restart the centering strictly inside the new cut, halfway to the nearest other constraint
+        rows = np.vstack([np.eye(n), -np.eye(n), G[:-1]])
+        slack, rate = np.concatenate([hi - x, x - lo, h[:-1] - G[:-1] @ x]), rows @ direction
+        x = x + 0.5 * np.min(slack[rate > 0] / rate[rate > 0]) * direction

@@ -1,0 +1,105 @@
+"""One way in: ``solve(problem, method=...)`` and ``compare(problem, methods=...)``."""
+
+from __future__ import annotations
+
+import inspect
+
+import pandas as pd
+
+from .accelerated_gradient import accelerated_gradient
+from .accpm import accpm
+from .direct_sdp import direct_sdp
+from .exchange import exchange
+from .problem import IndefiniteProblem
+from .projected_gradient import projected_gradient
+from .result import SolveResult
+from .tracking import Run
+
+#: The methods by name, with the iteration cap each gets by default.
+METHODS = {
+    "pg": (projected_gradient, 20_000),
+    "apg": (accelerated_gradient, 10_000),
+    "accpm": (accpm, 2_000),
+    "exchange": (exchange, 1_000),
+    "sdp": (direct_sdp, 1),
+}
+
+
+def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6, absolute: bool = False,
+          max_iter: int | None = None, time_limit: float | None = None, refine_every: int | None = 10,
+          verbose: bool = False, **options) -> SolveResult:
+    """Solve ``problem`` with a certified duality gap.
+
+    Parameters
+    ----------
+    problem : IndefiniteProblem (e.g. :class:`indkernel.SVMProblem`)
+    method : str, default "apg"
+        ``"pg"`` the paper's projected gradient (``alg:proj_grad``), ``"apg"`` accelerated
+        projected gradient (no step size to tune), ``"accpm"`` analytic center cutting planes
+        (``alg:accpm``), ``"exchange"`` the SIQCLP exchange method (``alg:exchange``), ``"sdp"``
+        the max-min SDP through cvxpy (small n only).
+    tol : float, default 1e-6
+        Target on the certified gap ``upper - lower``, relative to ``|lower|`` unless
+        ``absolute=True``.
+    max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
+    refine_every : int or None
+        Tighten the certificate with libsvm every this many certificates (None: never).
+    verbose : bool, a progress bar.
+    **options : passed to the method (see ``help(indkernel.solve.METHODS[name][0])``).
+
+    Returns
+    -------
+    SolveResult
+        ``status == "optimal"`` exactly when the certified gap is within ``tol``; otherwise a
+        ConvergenceWarning says why it stopped.
+    """
+    if not isinstance(problem, IndefiniteProblem):
+        raise TypeError(f"problem must be an indkernel problem such as SVMProblem; got {type(problem).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
+    function, default_max_iter = METHODS[method]
+    accepted = set(inspect.signature(function).parameters) - {"problem", "run"}
+    unknown = set(options) - accepted
+    if unknown:
+        raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
+    run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
+              time_limit=time_limit, refine_every=refine_every, verbose=verbose)
+    function(problem, run, **options)
+    return run.result()
+
+
+def compare(problem: IndefiniteProblem, methods=("pg", "apg", "accpm"), **kwargs) -> pd.DataFrame:
+    """Run several methods on the same problem (keywords as for :func:`solve`).
+
+    Returns a DataFrame with one row per method (method, lower, upper, gap, iterations, seconds,
+    status); the full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
+    """
+    results = {method: solve(problem, method, **kwargs) for method in methods}
+    table = pd.DataFrame([dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations,
+                               seconds=r.seconds, status=r.status) for m, r in results.items()])
+    table.attrs["results"] = results
+    return table
+
+
+def plot_comparison(results, axes=None):
+    """Certified gap against iteration and against time (semilog), one line per method.
+
+    ``results`` is a dict of SolveResult by method or the table of :func:`compare`.
+    Returns the two matplotlib axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if isinstance(results, pd.DataFrame):
+        results = results.attrs["results"]
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for method, result in results.items():
+        h = result.history
+        for ax, x in zip(axes, ("iteration", "time")):
+            ax.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
+    for ax, label in zip(axes, ("iteration", "time (s)")):
+        ax.set_xlabel(label)
+        ax.set_ylabel("certified gap")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend()
+    return axes
