@@ -101,6 +101,7 @@ class RankOneProxy(EighProxy):
         super().__init__(K0)
         self.fallbacks = 0
         self._probe = np.random.default_rng(0)
+        self._workspace = np.empty(K0.shape[0] ** 2)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         from .rank_one import SecularEquationError, rank_one_eigen
@@ -109,7 +110,7 @@ class RankOneProxy(EighProxy):
         sigma = 1.0 / (4.0 * rho)
         z = V0.T @ u
         try:
-            eigen = rank_one_eigen(d, z, sigma)
+            eigen = rank_one_eigen(d, z, sigma, self._workspace)
         except SecularEquationError:
             return self._fall_back(u, rho)
         negative = eigen.values < 0

@@ -17,24 +17,21 @@ conquer does them in ``dlaed2/3/8/9``):
 
 Why LAPACK and not numba: ``dlaed4`` is the reference implementation of the zero finder, already
 compiled and shipped inside SciPy (reached through ``scipy.linalg.cython_lapack``'s function
-pointers), so the project gains no dependency and no JIT warm-up. ``dlaed4`` releases the GIL, so
-the roots are found by one thread per core. LAPACK's own ``dlaed9`` would also do step 3, but it
-forms every eigenvector and measured 5x slower than the blocked NumPy Löwner product below.
+pointers), so the project gains no dependency and no JIT warm-up. (Two threads calling it were
+slower than one on this 2-core machine, so there is one loop.) LAPACK's own ``dlaed9`` would
+also do step 3, but it forms every eigenvector and measured 5x slower than the blocked NumPy
+Löwner product below.
 """
 
 from __future__ import annotations
 
 import ctypes
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 EPS = np.finfo(np.float64).eps
-#: Below this many poles the roots are found on the calling thread.
-THREADED_FROM = 256
 #: Columns per block of the Löwner product (keeps the temporaries in cache).
 LOEWNER_BLOCK = 64
 
@@ -53,47 +50,34 @@ def _dlaed4():
     return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 8)(address)
 
 
-@lru_cache(maxsize=None)
-def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 8)))
-
-
 class SecularEquationError(RuntimeError):
     """LAPACK's zero finder did not converge for a root."""
 
 
-def secular_roots(d: np.ndarray, z: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
+def secular_roots(d: np.ndarray, z: np.ndarray, rho: float, out: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """All roots of ``1 + ρ Σ z_i²/(d_i - λ) = 0`` for strictly increasing ``d``, ``‖z‖ = 1``, ρ > 0.
 
     Returns ``(lam, delta)`` with ``lam`` ascending and ``delta[:, j] = d - lam[j]`` computed by
-    ``dlaed4`` to high relative accuracy (a (K, K) Fortran-ordered array). For K <= 2, ``dlaed4``
-    returns the normalized eigenvectors in ``delta`` instead (LAPACK's convention).
+    ``dlaed4`` to high relative accuracy, a (K, K) Fortran-ordered array (in ``out``, a flat
+    float64 buffer of at least K² entries, when given). For K <= 2, ``dlaed4`` returns the
+    normalized eigenvectors in ``delta`` instead (LAPACK's convention).
     """
     K = d.size
     d, z = np.ascontiguousarray(d), np.ascontiguousarray(z)
-    lam, delta = np.empty(K), np.empty((K, K), order="F")
-    dlaed4 = _dlaed4()
-    K_c, rho_c = ctypes.c_int(K), ctypes.c_double(rho)
-
-    def solve(columns: range) -> int:
-        j_c, info, root = ctypes.c_int(), ctypes.c_int(), ctypes.c_double()
-        for j in columns:
-            j_c.value = j + 1
-            dlaed4(ctypes.byref(K_c), ctypes.byref(j_c), d.ctypes.data, z.ctypes.data,
-                   delta.ctypes.data + 8 * K * j, ctypes.byref(rho_c), ctypes.byref(root), ctypes.byref(info))
-            if info.value:
-                return j
-            lam[j] = root.value
-        return -1
-
-    if K < THREADED_FROM:
-        failures = [solve(range(K))]
-    else:
-        workers = _pool()._max_workers
-        failures = list(_pool().map(solve, [range(w, K, workers) for w in range(workers)]))
-    failed = [j for j in failures if j >= 0]
-    if failed:
-        raise SecularEquationError(f"dlaed4 did not converge for root {failed[0]} of {K}")
+    lam = np.empty(K)
+    delta = (np.empty(K * K) if out is None else out[: K * K]).reshape((K, K), order="F")
+    dlaed4, column = _dlaed4(), delta.ctypes.data
+    K_c, j_c, rho_c = ctypes.c_int(K), ctypes.c_int(), ctypes.c_double(rho)
+    root, info = ctypes.c_double(), ctypes.c_int()
+    args = [ctypes.byref(K_c), ctypes.byref(j_c), d.ctypes.data, z.ctypes.data, None,
+            ctypes.byref(rho_c), ctypes.byref(root), ctypes.byref(info)]
+    for j in range(K):
+        j_c.value, args[4] = j + 1, column + 8 * K * j
+        dlaed4(*args)
+        if info.value:
+            raise SecularEquationError(f"dlaed4 did not converge for root {j} of {K} (info {info.value})")
+        lam[j] = root.value
     return lam, delta
 
 
@@ -134,26 +118,32 @@ class RankOneEigen:
     def vectors(self, select: np.ndarray) -> np.ndarray:
         """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices)."""
         source = self._source[select]
-        X = np.zeros((self.n, source.size))
         roots = source >= 0
+        S = None
         if roots.any():
-            if self._z_hat is None:  # K <= 2: dlaed4 returned the eigenvectors themselves
-                S = self._delta[:, source[roots]]
-            else:
-                S = self._z_hat[:, None] / self._delta[:, source[roots]]
+            S = self._delta[:, source[roots]]
+            if self._z_hat is not None:  # (for K <= 2, dlaed4 returned the eigenvectors themselves)
+                np.divide(self._z_hat[:, None], S, out=S)
                 S /= np.linalg.norm(S, axis=0)
-            X[np.ix_(self._kept, np.flatnonzero(roots))] = S
-        deflated = np.flatnonzero(~roots)
-        X[-1 - source[deflated], deflated] = 1.0
+        if S is not None and roots.all() and self._kept.size == self.n:
+            X = S  # nothing deflated: the common case, no copy
+        else:
+            X = np.zeros((self.n, source.size))
+            if S is not None:
+                X[np.ix_(self._kept, np.flatnonzero(roots))] = S
+            deflated = np.flatnonzero(~roots)
+            X[-1 - source[deflated], deflated] = 1.0
         for p, q, c, s in reversed(self._rotations):  # back to the original coordinates: x = Gᵀx'
             X[p], X[q] = c * X[p] + s * X[q], -s * X[p] + c * X[q]
         return X
 
 
-def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
+def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float, workspace: np.ndarray | None = None) -> RankOneEigen:
     """Eigenvalues (and eigenvectors on request) of ``diag(d) + ρzzᵀ`` for ascending d and ρ >= 0.
 
-    O(n²) time; see the module docstring for the method.
+    O(n²) time; see the module docstring for the method. ``workspace``, a flat float64 buffer of
+    n² entries, is reused for the (K, K) differences; the result's :meth:`RankOneEigen.vectors`
+    reads it, so call that before the buffer's next use.
 
     Raises
     ------
@@ -185,7 +175,7 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
         w = z[kept]  # dlaed4 wants a unit vector: fold the norm lost to deflation into ρ
         w_norm = float(np.linalg.norm(w))
         w, rho_kept = w / w_norm, rho * w_norm * w_norm
-        roots, delta = secular_roots(d[kept], w, rho_kept)
+        roots, delta = secular_roots(d[kept], w, rho_kept, out=workspace)
         z_hat = loewner_vector(d[kept], delta, w, rho_kept) if kept.size > 2 else None
     else:
         roots, delta, z_hat = np.empty(0), None, None
