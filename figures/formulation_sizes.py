@@ -12,7 +12,6 @@ table and, with ``--readme``, puts it into README.md between the ``formulation-s
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pandas as pd
 import formulations
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
+from indkernel.report import update_readme_block
 
 HERE = Path(__file__).resolve().parent
 SERIES_STOP_SECONDS = 120.0
@@ -72,14 +72,6 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(table_md: str, command: str) -> None:
-    readme = HERE.parent / "README.md"
-    block = f"<!-- formulation-sizes:start -->\n{table_md}\n\nMade by `{command}`.\n<!-- formulation-sizes:end -->"
-    text = re.sub(r"<!-- formulation-sizes:start -->.*<!-- formulation-sizes:end -->", block,
-                  readme.read_text(), flags=re.S)
-    readme.write_text(text)
-
-
 def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
     sizes = (10, 20) if quick else (10, 20, 40, 80, 160)
     solvers = [s for s in ("CLARABEL", "SCS") if s in formulations.available_solvers()]
@@ -89,7 +81,8 @@ def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
     table_md = markdown(table)
     print(table_md)
     if readme:
-        write_readme(table_md, "python figures/formulation_sizes.py --readme")
+        update_readme_block(HERE.parent / "README.md", "formulation-sizes", table_md,
+                            "python figures/formulation_sizes.py --readme")
     return table
 
 

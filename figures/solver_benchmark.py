@@ -6,9 +6,10 @@ capped at ``--cap`` seconds (default 120); the time to 1e-3 is read off its hist
 paper, ACCPM runs up to n = 500 and the exchange method up to n = 300; the SDP route runs at
 n = 40 only (a digits subset), against the best first-order method there.
 
-Prints a table, saves ``solver_benchmark.json`` beside this file.
+Prints a table, saves ``solver_benchmark.json`` beside this file; ``--readme`` then puts the
+Markdown table (from that JSON) into README.md, ``--render`` does only that.
 
-    python figures/solver_benchmark.py [--quick] [--cap SECONDS]
+    python figures/solver_benchmark.py [--quick] [--cap SECONDS] [--readme | --render]
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from sklearn.exceptions import ConvergenceWarning
 from indkernel import SVMProblem, solve
 from indkernel.datasets import load_digits_pair, load_usps
 from indkernel.kernels import simpson
+from indkernel.report import update_readme_block
 
 HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "solver_benchmark.json"
 TARGETS = (1e-3, 1e-6)
 LARGEST = {"pg": None, "apg": None, "accpm": 500, "exchange": 300, "sdp": 40}
 
@@ -74,7 +77,7 @@ def run_case(name: str, K0, y, rho: float, methods, cap: float) -> list[dict]:
 
 
 def _fmt(seconds):
-    return "   —   " if seconds is None else f"{seconds:7.2f}"
+    return "   —   " if seconds is None or np.isnan(seconds) else f"{seconds:7.2f}"
 
 
 def main(quick: bool = False, cap: float = 120.0) -> pd.DataFrame:
@@ -92,13 +95,41 @@ def main(quick: bool = False, cap: float = 120.0) -> pd.DataFrame:
         rows += run_case("digits-sub", K0, y, rho, ("apg", "pg", "sdp"), cap)
     table = pd.DataFrame(rows)
     if not quick:
-        (HERE / "solver_benchmark.json").write_text(json.dumps(rows, indent=1))
+        RESULTS.write_text(json.dumps(rows, indent=1))
     return table
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """One row per problem and ρ, one column per method: seconds to 1e-3 / to 1e-6 (— not reached)."""
+    def cell(row):
+        text = " / ".join(_fmt(row[f"seconds_{t:g}"]).strip() for t in TARGETS)
+        return text + ("" if row.status == "optimal" else f" ({row.status})")
+
+    table = table.assign(cell=table.apply(cell, axis=1))
+    wide = table.pivot_table(index=["problem", "n", "rho"], columns="method", values="cell", aggfunc="first",
+                             sort=False).fillna("not run")
+    methods = [m for m in ("pg", "apg", "accpm", "exchange", "sdp") if m in wide.columns]
+    lines = ["| problem | n | ρ | " + " | ".join(methods) + " |", "|" + " --- |" * (len(methods) + 3)]
+    lines += [f"| {p} | {n} | {rho:g} | " + " | ".join(wide.loc[(p, n, rho), m] for m in methods) + " |"
+              for p, n, rho in wide.index]
+    return "\n".join(lines)
+
+
+def render() -> None:
+    table_md = markdown(pd.DataFrame(json.loads(RESULTS.read_text())))
+    print(table_md)
+    update_readme_block(HERE.parent / "README.md", "solver-benchmark", table_md,
+                        "python figures/solver_benchmark.py --readme")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one small problem; writes nothing")
     parser.add_argument("--cap", type=float, default=120.0, help="seconds per run (default 120)")
+    parser.add_argument("--readme", action="store_true", help="after the run, put the table into README.md")
+    parser.add_argument("--render", action="store_true", help="only put the saved table into README.md")
     args = parser.parse_args()
-    main(quick=args.quick, cap=args.cap)
+    if not args.render:
+        main(quick=args.quick, cap=args.cap)
+    if args.readme or args.render:
+        render()

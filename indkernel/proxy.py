@@ -20,6 +20,8 @@ from typing import Callable
 import numpy as np
 import scipy.linalg
 
+from . import rank_one
+
 
 class ProxyPoint:
     """The proxy kernel ``K* = (K0 + σuuᵀ)_+`` at one ``u``, and what the solvers need of it.
@@ -104,14 +106,12 @@ class RankOneProxy(EighProxy):
         self._workspace = np.empty(K0.shape[0] ** 2)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
-        from .rank_one import SecularEquationError, rank_one_eigen
-
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
         z = V0.T @ u
         try:
-            eigen = rank_one_eigen(d, z, sigma, self._workspace)
-        except SecularEquationError:
+            eigen = rank_one.rank_one_eigen(d, z, sigma, self._workspace)
+        except rank_one.SecularEquationError:
             return self._fall_back(u, rho)
         negative = eigen.values < 0
         use_negative = negative.sum() <= negative.size - negative.sum()
