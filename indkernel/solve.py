@@ -43,7 +43,8 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
         ``absolute=True``.
     max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
     refine_every : int or None
-        Tighten the certificate with libsvm every this many certificates (None: never).
+        Tighten the certificate with libsvm at most every this many certificates, once the gap
+        is within 100x of ``tol`` (None: never).
     verbose : bool, a progress bar.
     **options : passed to the method (see ``help(indkernel.solve.METHODS[name][0])``).
 
