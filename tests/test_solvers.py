@@ -128,3 +128,27 @@ def test_compare_and_plot():
     assert (table.lower <= table.upper.min()).all()  # every lower bound is below every upper bound
     axes = plot_comparison(table)
     assert len(axes[0].get_lines()) == 2 and axes[1].get_xlabel() == "time (s)"
+
+
+def test_libsvm_refines_only_near_the_target(monkeypatch):
+    """The free certificate at every point; libsvm at most every refine_every certificates, and
+    far from the target only after 10 * refine_every certificates without one."""
+    K0, y = FACTORIES["random"](15, 2)
+    problem = SVMProblem(K0, y, C=2.0)
+    calls, original = [], problem.certify
+
+    def counting(alpha, *, refine=False):
+        certificate = original(alpha, refine=refine)
+        calls.append((refine, certificate.gap / abs(certificate.lower)))
+        return certificate
+
+    monkeypatch.setattr(problem, "certify", counting)
+    result = solve(problem, "apg", tol=1e-6, refine_every=3)
+    assert result.status == "optimal"
+    free = [gap for refine, gap in calls if not refine]
+    refined_at = [i for i, (refine, _) in enumerate(calls) if refine]
+    assert refined_at, "the run needs libsvm to certify 1e-6"
+    positions = [sum(1 for refine, _ in calls[:i] if not refine) for i in refined_at]
+    assert all(b - a >= 3 for a, b in zip(positions, positions[1:]))
+    for position in positions:
+        assert free[position - 1] <= 100 * 1e-6 * 1.01 or position >= 30
