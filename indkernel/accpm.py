@@ -42,16 +42,22 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
     return x_of(0.5 * (low + high))
 
 
+def _barrier_hessian(x, lo, hi, G, h):
+    """Slacks ``(hi - x, x - lo, h - Gx)`` and the Hessian of the log barrier at x."""
+    up, down, cut = hi - x, x - lo, h - G @ x
+    hessian = (G.T * (1 / cut ** 2)) @ G
+    hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
+    return up, down, cut, hessian
+
+
 def _newton_center(x, a, lo, hi, G, h, tol=1e-9, max_steps=200):
     """Damped Newton for ``min -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx)`` s.t. ``aᵀx = b``,
     from a strictly feasible x with ``aᵀx = b``; the equality is kept by the KKT step
     ``Δ = -H⁻¹(∇ + νa)``, ``ν = -aᵀH⁻¹∇ / aᵀH⁻¹a``. Returns the center and the Cholesky factor of
     the barrier's Hessian there (for the relevance of the cuts)."""
     for _ in range(max_steps):
-        up, down, cut = hi - x, x - lo, h - G @ x
+        up, down, cut, hessian = _barrier_hessian(x, lo, hi, G, h)
         gradient = 1 / up - 1 / down + G.T @ (1 / cut)
-        hessian = (G.T * (1 / cut ** 2)) @ G
-        hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
         factor = scipy.linalg.cho_factor(hessian)
         solved_a, solved_g = scipy.linalg.cho_solve(factor, a), scipy.linalg.cho_solve(factor, gradient)
         step = -(solved_g - solved_a * (a @ solved_g) / (a @ solved_a))
@@ -74,11 +80,9 @@ def _cvxpy_center(x, a, b, lo, hi, G, h):
     model.solve(solver=formulations.DEFAULT_SOLVER, **formulations.ACCURATE[formulations.DEFAULT_SOLVER])
     center = model.variables["x"].value + shift
     # the Hessian at the answer, for the relevance measure
-    up, down, cut = hi - center, center - lo, h - G @ center
+    up, down, cut, hessian = _barrier_hessian(center, lo, hi, G, h)
     if min(up.min(), down.min(), cut.min(initial=np.inf)) <= 0:
         raise CenteringError("the cvxpy analytic center is not strictly inside the localization set")
-    hessian = (G.T * (1 / cut ** 2)) @ G
-    hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
     return center, scipy.linalg.cho_factor(hessian)
 
 
