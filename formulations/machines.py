@@ -67,6 +67,14 @@ def _vector(v, n: int, name: str) -> np.ndarray:
     return v
 
 
+def penalty_weights(h, n: int) -> np.ndarray:
+    """The per-point weights ``h > 0`` of a rank-one penalty ``H = hhᵀ`` (``eq:kern_learn_pen``)."""
+    h = _vector(h, n, "h")
+    if not np.all(np.isfinite(h)) or np.any(h <= 0):
+        raise ValueError("h must be positive and finite (H = hh^T weighs (K_ij - K0_ij)^2 by h_i h_j)")
+    return h
+
+
 def svm(y, C) -> Machine:
     """Binary SVM (``eq:gen_perf_meas``): ``u = Yα``, ``ℓ = eᵀα``, ``yᵀα = 0``, ``0 <= α <= C``."""
     y = np.asarray(y, dtype=float)

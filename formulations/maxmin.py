@@ -1,13 +1,16 @@
-"""The max-min problem (``eq:kern_learn`` and its SVR, one-class and Mercer counterparts)."""
+"""The max-min problem (``eq:kern_learn`` and its SVR, one-class, Mercer and componentwise
+counterparts)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import cvxpy as cp
 import numpy as np
 
 from . import machines
 from ._base import Formulation
-from .machines import Machine, _square, _vector, psd_factor
+from .machines import Machine, _square, _vector, penalty_weights, psd_factor
 
 
 def _rho_parameter(rho) -> cp.Parameter:
@@ -85,3 +88,22 @@ def perturb_maxmin(K0, y, C, rho) -> Formulation:
     objective = cp.Maximize(machine.linear - 0.5 * cp.sum_squares(L0.T @ machine.u) - w)
     problem = cp.Problem(objective, machine.constraints + quartic)
     return Formulation(problem, {"alpha": machine.alpha}, {**machine.parameters, "rho": rho_param})
+
+
+def penalized_maxmin_sdp(K0, y, C, h) -> Formulation:
+    """Binary SVM with componentwise penalties ``H = hhᵀ`` (``eq:kern_learn_pen``) as an SDP.
+
+    With ``W = diag(h)``: ``Σ h_ih_j (K - K0)²_ij = ‖W^{1/2}(K - K0)W^{1/2}‖²_F``, so substituting
+    ``K̃ = W^{1/2}KW^{1/2}`` gives the plain problem with ``ρ = 1``, kernel ``W^{1/2}K0W^{1/2}`` and
+    ``u = W^{-1/2}Yα``: its ``P`` is ``W^{1/2}K*W^{1/2}`` (``th:kstar_pen``). This derivation is
+    checked against :func:`penalized_minmax_primal`, which takes the penalty as written.
+
+    Variables ``alpha``, ``P``; parameter ``C``.
+    """
+    K0 = _square(K0, "K0")
+    n = K0.shape[0]
+    root = np.sqrt(penalty_weights(h, n))
+    machine = machines.svm(_vector(y, n, "y"), C)
+    machine = dataclasses.replace(machine, d=machine.d / root)
+    model = _sdp(machine, K0 * np.outer(root, root), 1.0)
+    return Formulation(model.problem, model.variables, machine.parameters)

@@ -11,14 +11,19 @@ from ._base import Formulation
 from .machines import Machine, _square, _vector
 
 
-def _primal(machine: Machine, K0: np.ndarray, rho) -> Formulation:
+def _primal(machine: Machine, K0: np.ndarray, rho=None, H=None) -> Formulation:
     """minimize over ``K ⪰ 0`` and the multipliers of the inner QP (ν for the equality, ``m_hi``,
     ``m_lo >= 0`` for the bounds, ``|s| <= ε`` for the ℓ1 term):
-    ``½ (d∘z)ᵀK⁻¹(d∘z) + νb + hi_rhsᵀm_hi - lo_rhsᵀm_lo + ρ‖K - K0‖²_F`` with
-    ``z = c - s - νa - hi_coef∘m_hi + lo_coef∘m_lo``; ``matrix_frac`` carries ``xᵀK⁻¹x``."""
+    ``½ (d∘z)ᵀK⁻¹(d∘z) + νb + hi_rhsᵀm_hi - lo_rhsᵀm_lo + penalty(K)`` with
+    ``z = c - s - νa - hi_coef∘m_hi + lo_coef∘m_lo``; ``matrix_frac`` carries ``xᵀK⁻¹x``. The
+    penalty is ``ρ‖K - K0‖²_F`` (ρ a parameter), or ``Σ H_ij (K_ij - K0_ij)²`` for a given H."""
     n = K0.shape[0]
-    rho_param = cp.Parameter(nonneg=True, name="rho", value=float(rho))
     K = cp.Variable((n, n), PSD=True, name="K")
+    if H is None:
+        rho_param = cp.Parameter(nonneg=True, name="rho", value=float(rho))
+        penalty, penalty_parameters = rho_param * cp.sum_squares(K - K0), {"rho": rho_param}
+    else:
+        penalty, penalty_parameters = cp.sum_squares(cp.multiply(np.sqrt(H), K - K0)), {}
     nu = cp.Variable(name="nu")
     m_hi = cp.Variable(n, nonneg=True, name="m_hi")
     m_lo = cp.Variable(n, nonneg=True, name="m_lo")
@@ -31,9 +36,9 @@ def _primal(machine: Machine, K0: np.ndarray, rho) -> Formulation:
         constraints.append(cp.abs(s) <= machine.epsilon)
     objective = (0.5 * cp.matrix_frac(cp.multiply(machine.d, z), K) + nu * machine.b
                  + cp.sum(cp.multiply(machine.hi_rhs, m_hi)) - cp.sum(cp.multiply(machine.lo_rhs, m_lo))
-                 + rho_param * cp.sum_squares(K - K0))
+                 + penalty)
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    return Formulation(problem, variables, {**machine.parameters, "rho": rho_param})
+    return Formulation(problem, variables, {**machine.parameters, **penalty_parameters})
 
 
 def minmax_primal(K0, y, C, rho) -> Formulation:
@@ -65,3 +70,16 @@ def one_class_minmax_primal(K0, nu, rho) -> Formulation:
     """
     K0 = _square(K0, "K0")
     return _primal(machines.one_class(K0.shape[0], nu), K0, rho)
+
+
+def penalized_minmax_primal(K0, y, C, H) -> Formulation:
+    """Binary SVM with componentwise penalties (``eq:kern_learn_pen``):
+    ``min_{K ⪰ 0} max_{α ∈ A} eᵀα - ½(Yα)ᵀK(Yα) + Σ_ij H_ij (K_ij - K0_ij)²`` for any symmetric
+    ``H >= 0`` (entrywise), not only the rank-one ``H = hhᵀ`` of ``th:kstar_pen``; so it checks the
+    closed form independently. Variables as :func:`minmax_primal`; parameter ``C``.
+    """
+    K0 = _square(K0, "K0")
+    H = _square(H, "H")
+    if H.shape != K0.shape or np.any(H < 0):
+        raise ValueError(f"H must be a nonnegative symmetric matrix of K0's shape {K0.shape}")
+    return _primal(machines.svm(_vector(y, K0.shape[0], "y"), C), K0, H=H)

@@ -6,8 +6,11 @@ The problem types carry the paper's closed forms (proxy kernel ``eq:kstar``, obj
 
 from .certificate import Certificate
 from .result import SolveResult
+from .one_class_problem import OneClassProblem
 from .solve import compare, plot_comparison, solve
-from .svm_problem import SVMProblem
+from .svm_problem import ComponentwiseSVMProblem, PerturbSVMProblem, SVMProblem
+from .svr_problem import SVRProblem
 
-__all__ = ["Certificate", "SVMProblem", "SolveResult", "compare", "plot_comparison", "solve"]
+__all__ = ["Certificate", "ComponentwiseSVMProblem", "OneClassProblem", "PerturbSVMProblem", "SVMProblem",
+           "SVRProblem", "SolveResult", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"

@@ -91,17 +91,38 @@ def penalty_vector(C, y_pm: np.ndarray, classes: np.ndarray, class_weight=None) 
     ``None``; ``"balanced"`` as the authors' reference code weights classes (``C`` for the
     positive class, ``C * n_pos / n_neg`` for the negative one); or a dict ``{label: weight}``.
     """
-    n = y_pm.shape[0]
+    return per_sample_penalty(C, y_pm.shape[0]) * _class_weights(class_weight, y_pm, classes)
+
+
+def per_sample_penalty(C, n: int, meaning: str = "the SVM misclassification penalty") -> np.ndarray:
+    """``C`` (a positive scalar or a positive length-n vector) as a length-n vector."""
     if np.ndim(C) == 0:
-        C_vec = np.full(n, check_positive_scalar(C, "C", "the SVM misclassification penalty"))
-    else:
-        C_vec = as_float_array(C, "C")
-        if C_vec.shape != (n,):
-            raise ValueError(f"C must be a scalar or a vector of length n={n}; got shape {C_vec.shape}")
-        check_finite(C_vec, "C")
-        if np.any(C_vec <= 0):
-            raise ValueError(f"C must be > 0 for every sample; C[{int(np.argmin(C_vec))}] = {C_vec.min():.3g}")
-    return C_vec * _class_weights(class_weight, y_pm, classes)
+        return np.full(n, check_positive_scalar(C, "C", meaning))
+    C_vec = as_float_array(C, "C")
+    if C_vec.shape != (n,):
+        raise ValueError(f"C must be a scalar or a vector of length n={n}; got shape {C_vec.shape}")
+    check_finite(C_vec, "C")
+    if np.any(C_vec <= 0):
+        raise ValueError(f"C must be > 0 for every sample; C[{int(np.argmin(C_vec))}] = {C_vec.min():.3g}")
+    return C_vec
+
+
+def check_nonnegative_scalar(value, name: str, meaning: str) -> float:
+    """A finite float >= 0, else an error that says what ``name`` means."""
+    if isinstance(value, bool) or not isinstance(value, (Real, np.number)):
+        raise TypeError(f"{name} must be a nonnegative real number ({meaning}); got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 ({meaning}); got {value!r}")
+    return value
+
+
+def check_nu(nu) -> float:
+    """ν in (0, 1], the one-class SVM's bound on the fraction of outliers."""
+    nu = check_positive_scalar(nu, "nu", "the one-class SVM's fraction of outliers, in (0, 1]")
+    if nu > 1:
+        raise ValueError(f"nu must be in (0, 1] (a fraction of the training points); got {nu!r}")
+    return nu
 
 
 def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.ndarray:

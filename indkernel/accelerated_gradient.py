@@ -21,12 +21,12 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
     Parameters
     ----------
     lipschitz : float, optional
-        Initial L; default ``‖K0‖₂ + ‖C‖²/(4ρ)`` scaled down by 100 (backtracking corrects it).
+        Initial L; default ``problem.curvature_estimate()`` (``‖K0‖₂ + ‖C‖²/(4ρ)`` for the SVM)
+        scaled down by 100 (backtracking corrects it).
     """
     x = problem.initial_point() if alpha0 is None else problem.project(alpha0)
     if lipschitz is None:
-        hi = problem.feasible_set[3]
-        L = (np.abs(problem.oracle.spectrum[0]).max() + hi @ hi / (4 * problem.rho)) / 100
+        L = problem.curvature_estimate() / 100
     else:
         L = check_positive_scalar(lipschitz, "lipschitz", "the initial Lipschitz estimate")
     if run.observe(x):

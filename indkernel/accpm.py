@@ -112,7 +112,7 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     if center not in CENTERS:
         raise ValueError(f"center must be one of {CENTERS}; got {center!r}")
     a, b, lo, hi = problem.feasible_set
-    n = problem.n
+    n = problem.dim
     max_cuts = (5 * n if max_constraints is None else max_constraints) - 2 * n
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import formulations
 
-from .svm_problem import SVMProblem
+from .problem import IndefiniteProblem
 from .tracking import Run
 
 #: Above this size the SDP route is refused: Clarabel took 107 s at n = 100 (DESIGN.md) and the
@@ -12,25 +12,25 @@ from .tracking import Run
 SDP_MAX_N = 100
 
 
-def direct_sdp(problem: SVMProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
+def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
                max_n: int = SDP_MAX_N) -> None:
-    """Solve ``formulations.maxmin_sdp`` with a conic solver and certify its α (refined by libsvm).
+    """Solve the problem's own max-min model (``problem.maxmin_model()``: ``formulations.maxmin_sdp``
+    for the SVM, its SVR / one-class / componentwise counterparts, PerturbSVM's conic quartic) with a
+    conic solver and certify its α (refined by libsvm).
 
     One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
-    if not isinstance(problem, SVMProblem):
-        raise TypeError(f"the SDP route models the binary SVM; got a {type(problem).__name__}")
     if problem.n > max_n:
         raise ValueError(f"the SDP route is refused above n = {max_n} (here n = {problem.n}): its model has "
                          "n² variables and takes minutes at n = 100; use method='apg' (certified, O(n²) per "
                          "iteration) or pass max_n= to insist")
     for _ in run.iterations():
-        model = formulations.maxmin_sdp(problem.K0, problem.y, problem.C, problem.rho)
+        model = problem.maxmin_model()
         try:
             run.details["sdp_value"] = model.solve(solver=solver, **formulations.ACCURATE.get(solver, {}))
         except Exception as exc:  # a conic solver failure ends the run with its reason
             run.fail("failed", f"the SDP solve failed with {solver}: {exc}")
             return
-        if not run.observe(problem.project(model.variables["alpha"].value), refine=True):
+        if not run.observe(problem.from_model(model.variables["alpha"].value), refine=True):
             run.fail("inaccurate", f"the {solver} solution certifies only to a gap of {run.upper - run.lower:.3e}")
         return

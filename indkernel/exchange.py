@@ -6,15 +6,16 @@ import numpy as np
 
 import formulations
 
-from .svm_problem import SVMProblem
+from .problem import IndefiniteProblem
 from .tracking import Run
 
 
-def exchange(problem: SVMProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
+def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
              inactive_tol: float = 1e-7) -> None:
     """Solve the SIQCLP master ``eq:SIQCLP_master`` over a growing set of kernels (``alg:exchange``).
 
-    Starts from ``K_1 = (K0)_+``; each round solves the master (cvxpy) for ``(t_i, α_i)``, adds the
+    Starts from ``K_1 = K*(0)`` (``(K0)_+`` for the plain problems); each round solves the
+    problem's master (``problem.siqclp_model``, cvxpy) for ``(t_i, α_i)``, adds the
     cut of ``K_{i+1} = K*(α_i)`` and drops cuts whose multiplier is below ``inactive_tol`` (the
     newest is always kept). The masters are solved at the solver's default accuracy (at tight
     settings Clarabel fails on the nearly parallel cuts of late rounds); a failed master is
@@ -23,20 +24,17 @@ def exchange(problem: SVMProblem, run: Run, *, solver: str = formulations.DEFAUL
     ``details["exchange_gaps"]``); the status still rests on indkernel's certificate at ``α_i``,
     refined by libsvm whenever the method's own gap is within tolerance.
     """
-    if not isinstance(problem, SVMProblem):
-        raise TypeError(f"the exchange method solves the binary SVM's SIQCLP; got a {type(problem).__name__}")
-    d, V = problem.oracle.spectrum
-    kernels = [(V * np.maximum(d, 0.0)) @ V.T]
-    factors = [V[:, d > 0] * np.sqrt(d[d > 0])]
+    kernels = [problem.proxy_kernel(np.zeros(problem.dim))]
+    factors = [formulations.psd_factor(kernels[0])]
     own_gaps = run.details.setdefault("exchange_gaps", [])
     for _ in run.iterations():
-        model = formulations.siqclp_master(problem.K0, problem.y, problem.C, problem.rho, kernels, factors)
+        model = problem.siqclp_model(kernels, factors)
         try:
             t = _solve_master(model, solver)
         except Exception as exc:  # a conic solver failure ends the run with its reason
             run.fail("failed", f"the SIQCLP master failed: {exc}")
             return
-        alpha = problem.project(model.variables["alpha"].value)
+        alpha = problem.from_model(model.variables["alpha"].value)
         own_gaps.append(t - problem.objective(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
         own_converged = own_gaps[-1] <= run.tol * (1.0 if run.absolute else abs(t))

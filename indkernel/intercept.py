@@ -1,12 +1,41 @@
-"""Exactly optimal intercepts: the offset that minimizes a convex piecewise-linear loss.
+"""Exactly optimal offsets: the intercept (or threshold) that minimizes a machine's primal loss.
 
-The certificate of DESIGN.md bounds the SVM primal at ``β`` with the *best* intercept ``b``;
-the loss is piecewise linear in ``b``, so the minimum sits at a breakpoint found by sorting.
+The certificate of DESIGN.md bounds each machine's primal at ``β`` with the *best* offset; every
+loss here is a convex piecewise-linear function of that offset, so its minimum sits at a
+breakpoint found by sorting (:func:`minimize_piecewise_linear`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: float = 0.0) -> tuple[float, float]:
+    """Minimize ``F(b) = c·b + Σ_j w_j max(0, s_j (b - t_j))`` over b; O(m log m).
+
+    Parameters
+    ----------
+    t : (m,) breakpoints; s : (m,) signs ±1; w : (m,) weights >= 0; c : linear coefficient.
+
+    Left of every breakpoint the slope is ``c - Σ_{s=-1} w_j``; each breakpoint raises it by
+    ``w_j``, so the minimum is at the first sorted breakpoint where the slope turns >= 0 (a
+    weighted quantile). Needs ``c - Σ_{s=-1} w <= 0 <= c + Σ_{s=+1} w`` (F bounded below).
+
+    Returns
+    -------
+    (F_min, b) : the minimal value and a minimizer.
+    """
+    def F(b: float) -> float:
+        return float(c * b + w @ np.maximum(0.0, s * (b - t)))
+
+    order = np.argsort(t, kind="stable")
+    k = int(np.searchsorted(np.cumsum(w[order]), w[s < 0].sum() - c))
+    # Round-off in the cumulative sum can shift k by one where the slope is ~0; the
+    # neighbours then have the same value up to round-off, so take the best of the three.
+    candidates = t[order[max(k - 1, 0): k + 2]]
+    values = [F(b) for b in candidates]
+    best = int(np.argmin(values))
+    return values[best], float(candidates[best])
 
 
 def hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> float:
@@ -15,23 +44,50 @@ def hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> 
 
 
 def best_hinge_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple[float, float]:
-    """Minimize the weighted hinge loss over the intercept ``b``; O(n log n).
+    """Minimize the weighted hinge loss of the SVM over the intercept ``b``; needs both classes.
 
-    Term i has its breakpoint at ``t_i = y_i - decision_i``; the slope of the sum is
-    ``-Σ_{y=+1} C_i`` left of every breakpoint and grows by ``C_i`` at each one, so the minimum
-    is at the first breakpoint where the cumulative weight reaches ``Σ_{y=+1} C_i`` (a weighted
-    median). Needs both classes in ``y``.
+    Term i is ``C_i max(0, -y_i (b - t_i))`` with breakpoint ``t_i = y_i - decision_i``.
 
     Returns
     -------
     (loss, b) : the minimal loss and an intercept attaining it.
     """
-    breakpoints = y - decision
-    order = np.argsort(breakpoints, kind="stable")
-    k = int(np.searchsorted(np.cumsum(C[order]), C[y > 0].sum()))
-    # Round-off in the cumulative sum can shift k by one where the slope is ~0; the
-    # neighbours then have the same loss up to round-off, so take the best of the three.
-    candidates = breakpoints[order[max(k - 1, 0): k + 2]]
-    losses = [hinge_loss(decision, y, C, b) for b in candidates]
-    best = int(np.argmin(losses))
-    return losses[best], float(candidates[best])
+    b = minimize_piecewise_linear(y - decision, -y, C)[1]
+    return hinge_loss(decision, y, C, b), b
+
+
+def epsilon_insensitive_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, epsilon: float, b: float) -> float:
+    """``Σ C_i max(0, |y_i - decision_i - b| - ε)``, the SVR loss (``eq:gen_perf_meas_SVR``)."""
+    return float(C @ np.maximum(0.0, np.abs(y - decision - b) - epsilon))
+
+
+def best_svr_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray, epsilon: float) -> tuple[float, float]:
+    """Minimize the ε-insensitive loss over the intercept b: with ``r = y - decision`` each term is
+    ``C_i max(0, b - r_i - ε) + C_i max(0, r_i - ε - b)`` (for ε >= 0 at most one is positive).
+
+    Returns ``(loss, b)``.
+    """
+    r = y - decision
+    t = np.concatenate([r + epsilon, r - epsilon])
+    s = np.concatenate([np.ones_like(r), -np.ones_like(r)])
+    b = minimize_piecewise_linear(t, s, np.concatenate([C, C]))[1]
+    return epsilon_insensitive_loss(decision, y, C, epsilon, b), b
+
+
+def one_class_loss(decision: np.ndarray, bound: float, offset: float) -> float:
+    """``-ρ' + bound·Σ max(0, ρ' - decision_i)`` at the threshold ``ρ' = offset``: the one-class
+    primal's loss (Schölkopf et al. 2001) with ``bound = 1/(νn)``."""
+    return float(-offset + bound * np.sum(np.maximum(0.0, offset - decision)))
+
+
+def best_one_class_offset(decision: np.ndarray, bound: float) -> tuple[float, float]:
+    """Minimize :func:`one_class_loss` over the threshold ``ρ'``.
+
+    It is the dual of ``max{-decisionᵀα : eᵀα = 1, 0 <= α <= bound}`` (``eq:gen_perf_meas_1class_svm``),
+    so its minimum is that linear program's value; needs ``bound·n >= 1``.
+
+    Returns ``(loss, ρ')``; a point x is an inlier when ``decision(x) - ρ' >= 0``.
+    """
+    weights = np.full(decision.shape, bound)
+    offset = minimize_piecewise_linear(decision, np.ones_like(decision), weights, c=-1.0)[1]
+    return one_class_loss(decision, bound, offset), offset

@@ -30,21 +30,36 @@ OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 class IndefiniteProblem(ABC):
     """Base class: ``max_{α ∈ A} ℓ(α) + min_{K ⪰ 0} [-½uᵀKu + ρ‖K - K0‖²_F]`` (``eq:kern_learn``).
 
-    Subclasses set ``K0``, ``rho``, ``n``, the feasible set ``{aᵀα = b, lo <= α <= hi}`` as
-    ``_a, _b, _lo, _hi`` and implement the abstract hooks.
+    Subclasses set the feasible set ``{aᵀα = b, lo <= α <= hi}`` as ``_a, _b, _lo, _hi`` and
+    implement the abstract hooks.
+
+    Attributes
+    ----------
+    K0 : (n, n) array, the similarity matrix; ``n`` the number of samples.
+    rho : float, the penalty ρ.
+    dim : int, the number of optimization variables (n, or 2n for the SVR's split ``α = α⁺ - α⁻``).
+    oracle : the proxy-kernel oracle (:mod:`indkernel.proxy`).
+
+    With ``scale=s`` (componentwise penalties, ``th:kstar_pen``) the oracle works on
+    ``diag(1/s) K0 diag(1/s)`` with ``ũ = s∘u``, and ``K* = diag(s) K̃* diag(s)``.
     """
 
     K0: np.ndarray
     rho: float
     n: int
+    dim: int
     _a: np.ndarray
     _b: float
     _lo: np.ndarray
     _hi: np.ndarray
 
-    def __init__(self, K0: np.ndarray, rho: float, oracle: str):
+    def __init__(self, K0: np.ndarray, rho: float, oracle: str, *, dim: int | None = None,
+                 scale: np.ndarray | None = None):
         self.K0, self.rho, self.n = K0, rho, K0.shape[0]
-        self.oracle = make_oracle(oracle, K0)
+        self.dim = self.n if dim is None else dim
+        self._scale = scale
+        self._oracle_K0 = K0 if scale is None else K0 / np.outer(scale, scale)
+        self.oracle = make_oracle(oracle, self._oracle_K0)
         self._cached_alpha: np.ndarray | None = None
         self._cached_point: ProxyPoint | None = None
 
@@ -71,7 +86,32 @@ class IndefiniteProblem(ABC):
 
     @abstractmethod
     def _refined_beta(self, K: np.ndarray) -> np.ndarray:
-        """A primal point β (in u-space) from a conventional solver (libsvm) on the PSD kernel K."""
+        """A primal point β (coefficients of the machine's decision ``Kβ``) from a conventional
+        solver (libsvm) on the PSD kernel K."""
+
+    @abstractmethod
+    def maxmin_model(self):
+        """The matching ``formulations`` model of this problem (its optimum is ``p*``)."""
+
+    @abstractmethod
+    def siqclp_model(self, kernels, factors):
+        """The ``formulations`` SIQCLP master with one cut per PSD kernel (``eq:SIQCLP_master``)."""
+
+    def from_model(self, alpha: np.ndarray) -> np.ndarray:
+        """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables."""
+        return self.project(alpha)
+
+    def dual_coef(self, alpha) -> np.ndarray:
+        """The coefficients β of the machine's decision function ``Σ_j β_j K*(x, x_j) + b``
+        (``Yα`` for the SVM, α for SVR and one-class), an (n,) array."""
+        u = self._u(check_vector(alpha, self.dim, "alpha"))
+        return u if self._scale is None else u / self._scale
+
+    def curvature_estimate(self) -> float:
+        """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``); the
+        methods that use it correct it by backtracking."""
+        u = self._u(self._hi)
+        return self.oracle.norm + float(u @ u) / (4 * self.rho) + np.finfo(float).tiny
 
     # ----- the objective and its gradient ----------------------------------------------
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
@@ -96,24 +136,25 @@ class IndefiniteProblem(ABC):
             eigendecomposition of A. ``"proxy"``: ``ℓ(α) - ½uᵀK*u + ρ‖K* - K0‖²_F``
             (``eq:kern_learn2``). All three are equal; the last two are for checking.
         """
-        alpha = check_vector(alpha, self.n, "alpha")
+        alpha = check_vector(alpha, self.dim, "alpha")
         if form == "negative-part":
             return self._linear(alpha) + self._point(alpha).value
         if form not in OBJECTIVE_FORMS:
             raise ValueError(f"form must be one of {OBJECTIVE_FORMS}; got {form!r}")
         u = self._u(alpha)
-        lam, V = scipy.linalg.eigh(self.K0 + np.outer(u, u) / (4 * self.rho))
+        K0 = self._oracle_K0
+        lam, V = scipy.linalg.eigh(K0 + np.outer(u, u) / (4 * self.rho))
         lam_plus = np.maximum(lam, 0.0)
         if form == "eigenvalue":
-            K0_diag = np.sum(V * (self.K0 @ V), axis=0)  # v_iᵀ K0 v_i
+            K0_diag = np.sum(V * (K0 @ V), axis=0)  # v_iᵀ K0 v_i
             return float(self._linear(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
-                         - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(self.K0 * self.K0))
+                         - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(K0 * K0))
         K_star = (V * lam_plus) @ V.T
-        return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - self.K0) ** 2))
+        return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
 
     def gradient(self, alpha) -> np.ndarray:
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
-        alpha = check_vector(alpha, self.n, "alpha")
+        alpha = check_vector(alpha, self.dim, "alpha")
         return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
 
     def smoothed_gradient(self, alpha, epsilon: float) -> np.ndarray:
@@ -127,12 +168,12 @@ class IndefiniteProblem(ABC):
         So the smoothing changes nothing, and this equals :meth:`gradient` up to round-off; it is
         kept to reproduce the paper's method, not because the exact gradient needs it.
         """
-        alpha = check_vector(alpha, self.n, "alpha")
+        alpha = check_vector(alpha, self.dim, "alpha")
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0 (the smoothing width of max(0, λ)); got {epsilon!r}")
         sigma = 1 / (4 * self.rho)
         u = self._u(alpha)
-        lam, V = scipy.linalg.eigh(self.K0 + sigma * np.outer(u, u))
+        lam, V = scipy.linalg.eigh(self._oracle_K0 + sigma * np.outer(u, u))
         lam_plus, projections = np.maximum(lam, 0.0), u @ V
         K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
         weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue
@@ -143,8 +184,9 @@ class IndefiniteProblem(ABC):
 
     def proxy_kernel(self, alpha) -> np.ndarray:
         """The optimal PSD kernel ``K*(α) = (K0 + uuᵀ/(4ρ))_+`` (``eq:kstar``), an (n, n) array."""
-        alpha = check_vector(alpha, self.n, "alpha")
-        return self._point(alpha).kernel()
+        alpha = check_vector(alpha, self.dim, "alpha")
+        K = self._point(alpha).kernel()
+        return K if self._scale is None else K * np.outer(self._scale, self._scale)
 
     # ----- the feasible set -------------------------------------------------------------
     @property
@@ -154,7 +196,7 @@ class IndefiniteProblem(ABC):
 
     def project(self, x) -> np.ndarray:
         """The exact Euclidean projection of ``x`` onto the feasible set ``A``; O(n log n)."""
-        x = check_vector(x, self.n, "x")
+        x = check_vector(x, self.dim, "x")
         return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
 
     def initial_point(self) -> np.ndarray:
@@ -164,10 +206,10 @@ class IndefiniteProblem(ABC):
 
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
-        alpha = check_vector(alpha, self.n, "alpha")
+        alpha = check_vector(alpha, self.dim, "alpha")
         scale = max(1.0, float(np.max(np.abs(self._hi))), float(np.max(np.abs(self._lo))))
         bounds = max(float(np.max(self._lo - alpha)), float(np.max(alpha - self._hi)), 0.0)
-        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.n)
+        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.dim)
         return max(bounds, equality) / scale
 
     # ----- the certificate --------------------------------------------------------------
@@ -187,7 +229,7 @@ class IndefiniteProblem(ABC):
         ValueError
             If α is not in the feasible set (up to round-off); pass ``problem.project(alpha)``.
         """
-        alpha = check_vector(alpha, self.n, "alpha")
+        alpha = check_vector(alpha, self.dim, "alpha")
         violation = self.feasibility_violation(alpha)
         if violation > FEASIBILITY_TOL:
             raise ValueError(
@@ -195,12 +237,13 @@ class IndefiniteProblem(ABC):
                 "the bounds hold only for feasible points: certify problem.project(alpha) instead"
             )
         point = self._point(alpha)
-        u, Ku = point.u, point.Ku
-        dual = self._linear(alpha) - 0.5 * (u @ Ku)
-        loss, offset = self._primal_loss(Ku)
-        gap, source = 0.5 * (u @ Ku) + loss - dual, "free"
+        uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
+        decision = point.Ku if self._scale is None else self._scale * point.Ku  # K*β
+        dual = self._linear(alpha) - 0.5 * uKu
+        loss, offset = self._primal_loss(decision)
+        gap, source = 0.5 * uKu + loss - dual, "free"
         if refine:
-            K = point.kernel()
+            K = self.proxy_kernel(alpha)
             beta = self._refined_beta(K)
             K_beta = K @ beta
             loss_beta, offset_beta = self._primal_loss(K_beta)

@@ -64,6 +64,11 @@ class EighProxy:
         """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending."""
         return scipy.linalg.eigh(self.K0)
 
+    @property
+    def norm(self) -> float:
+        """``‖K0‖₂``."""
+        return float(np.abs(self.spectrum[0]).max())
+
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
         A = self.K0 + sigma * np.outer(u, u)
@@ -153,8 +158,39 @@ class RankOneProxy(EighProxy):
         return EighProxy.__call__(self, u, rho)
 
 
+class MercerProxy:
+    """Proxy oracle for a PSD ``K0`` (PerturbSVM, ``eq:learn-mercer``): ``K* = K0 + σuuᵀ``
+    (``eq:kstar_psd``) is already PSD, so ``φ(u) = -½uᵀK0u - ‖u‖⁴/(16ρ)`` and
+    ``K*u = K0u + σ‖u‖²u``: one product with K0 per point, no eigendecomposition.
+
+    Raises ValueError if K0 has an eigenvalue below ``-PSD_TOL·‖K0‖₂`` (checked once, from the
+    eigenvalues alone).
+    """
+
+    name = "mercer"
+    #: Negative eigenvalues of K0 down to ``-PSD_TOL·‖K0‖₂`` count as round-off.
+    PSD_TOL = 1e-10
+
+    def __init__(self, K0: np.ndarray):
+        self.K0 = K0
+        values = scipy.linalg.eigvalsh(K0)
+        lowest, highest = float(values[0]), float(values[-1])
+        self.norm = max(abs(lowest), abs(highest))
+        if lowest < -self.PSD_TOL * self.norm:
+            raise ValueError(
+                f"K0 is not positive semidefinite (smallest eigenvalue {lowest:.3g}, largest {highest:.3g}); "
+                "PerturbSVM (eq:learn-mercer) needs a Mercer kernel: use SVMProblem / IndefiniteSVC for indefinite K0"
+            )
+
+    def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        sigma = 1.0 / (4.0 * rho)
+        K0u, uu = self.K0 @ u, u @ u
+        value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0
+        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u))
+
+
 #: Oracles by name; a problem takes ``oracle=<name>``.
-ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy}
+ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy, MercerProxy.name: MercerProxy}
 
 
 def make_oracle(name: str, K0: np.ndarray):

@@ -1,11 +1,14 @@
-"""The binary SVM with an indefinite kernel (``eq:kern_learn``), the paper's main problem."""
+"""The binary SVM with an indefinite kernel (``eq:kern_learn``), the paper's main problem, and its
+two variants: PerturbSVM for Mercer kernels and componentwise penalties."""
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.svm import SVC
 
-from ._validation import check_binary_labels, check_kernel, check_positive_scalar, penalty_vector
+import formulations
+
+from ._validation import check_binary_labels, check_kernel, check_positive_scalar, check_vector, penalty_vector
 from .intercept import best_hinge_intercept
 from .problem import IndefiniteProblem, libsvm_quietly
 
@@ -50,21 +53,27 @@ class SVMProblem(IndefiniteProblem):
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
                  oracle: str = "rank-one"):
+        K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
+        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn")
+        super().__init__(K0, rho, oracle)
+        self._d = self.y
+
+    def _set_labels(self, K0, y, C, class_weight, symmetrize) -> np.ndarray:
+        """Validate; set ``y`` (±1), ``classes``, ``C`` (per sample) and ``A = {yᵀα = 0, 0 <= α <= C}``."""
         K0 = check_kernel(K0, symmetrize=symmetrize)
         self.y, self.classes = check_binary_labels(y, K0.shape[0])
         self.C = penalty_vector(C, self.y, self.classes, class_weight)
-        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn")
-        super().__init__(K0, rho, oracle)
-        self._a, self._b, self._lo, self._hi = self.y, 0.0, np.zeros(self.n), self.C
+        self._a, self._b, self._lo, self._hi = self.y, 0.0, np.zeros(K0.shape[0]), self.C
+        return K0
 
     def to_labels(self, signs) -> np.ndarray:
         """Map ±1 (or any signed scores) back to the original labels: ``> 0`` is ``classes[1]``."""
         return self.classes[(np.asarray(signs) > 0).astype(int)]
 
     def _u(self, alpha):
-        return self.y * alpha
+        return self._d * alpha
 
-    _u_adjoint = _u  # Y is diagonal and symmetric
+    _u_adjoint = _u  # a diagonal map
 
     def _linear(self, alpha):
         return float(np.sum(alpha))
@@ -81,3 +90,67 @@ class SVMProblem(IndefiniteProblem):
         beta = np.zeros(self.n)
         beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes_[1] = +1
         return beta
+
+    def maxmin_model(self):
+        return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)
+
+    def siqclp_model(self, kernels, factors):
+        return formulations.siqclp_master(self.K0, self.y, self.C, self.rho, kernels, factors)
+
+
+class PerturbSVMProblem(SVMProblem):
+    """PerturbSVM (``eq:learn-mercer``): the binary problem for a Mercer (PSD) K0.
+
+    There ``K* = K0 + (Yα)(Yα)ᵀ/(4ρ)`` (``eq:kstar_psd``) and
+    ``f(α) = eᵀα - ½(Yα)ᵀK0(Yα) - ‖α‖⁴/(16ρ)``: the classic SVM with a fourth-order penalty on
+    the support vectors, and no eigendecomposition per point (:class:`indkernel.proxy.MercerProxy`).
+    Parameters as :class:`SVMProblem` (no ``oracle``).
+
+    Raises
+    ------
+    ValueError
+        If K0 is indefinite beyond round-off (use :class:`SVMProblem`).
+    """
+
+    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False):
+        super().__init__(K0, y, C, rho, class_weight=class_weight, symmetrize=symmetrize, oracle="mercer")
+
+    def maxmin_model(self):
+        return formulations.perturb_maxmin(self.K0, self.y, self.C, self.rho)
+
+
+class ComponentwiseSVMProblem(SVMProblem):
+    """Componentwise penalties (``eq:kern_learn_pen``) with ``H = hhᵀ``:
+    ``max_{α ∈ A} min_{K ⪰ 0} eᵀα - ½(Yα)ᵀK(Yα) + Σ_ij h_ih_j (K_ij - K0_ij)²``.
+
+    Theorem ``th:kstar_pen``: with ``W = diag(h)``,
+    ``K* = W^{-1/2} (W^{1/2} (K0 + ¼(W⁻¹Yα)(W⁻¹Yα)ᵀ) W^{1/2})_+ W^{-1/2}`` (``eq:kstar_pen``), which
+    is the plain proxy kernel of ``W^{1/2}K0W^{1/2}`` at ``ρ = 1`` and ``u = W^{-1/2}Yα``, scaled
+    back; so the rank-one update serves it unchanged. ``h = √ρ·e`` recovers ``eq:kern_learn``.
+    For PSD K0 the paper's ``eq:kstar_pen_psd`` prints ``W^{-1/2}Yα``; the correct update is
+    ``K0 + ¼(W⁻¹Yα)(W⁻¹Yα)ᵀ`` (the weighted-projection SDP confirms it, see ``formulations``).
+
+    Parameters
+    ----------
+    K0, y, C, class_weight, symmetrize, oracle : as :class:`SVMProblem`.
+    h : (n,) array_like of positive numbers
+        The penalty weight of each training point; ``(K_ij - K0_ij)²`` is weighed by ``h_ih_j``.
+    """
+
+    def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False,
+                 oracle: str = "rank-one"):
+        K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
+        if h is None:
+            raise TypeError("h is required: one positive penalty weight per training point (H = hh^T)")
+        self.h = check_vector(h, K0.shape[0], "h")
+        if np.any(self.h <= 0):
+            raise ValueError(f"h must be positive; h[{int(np.argmin(self.h))}] = {self.h.min():.3g}")
+        scale = 1.0 / np.sqrt(self.h)
+        IndefiniteProblem.__init__(self, K0, 1.0, oracle, scale=scale)
+        self._d = self.y * scale
+
+    def maxmin_model(self):
+        return formulations.penalized_maxmin_sdp(self.K0, self.y, self.C, self.h)
+
+    def siqclp_model(self, kernels, factors):
+        return formulations.penalized_siqclp_master(self.K0, self.y, self.C, self.h, kernels, factors)

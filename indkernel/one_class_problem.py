@@ -1,0 +1,65 @@
+"""The one-class SVM with an indefinite kernel (``eq:kern_learn_1class_SVM``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.svm import OneClassSVM
+
+import formulations
+
+from ._validation import check_kernel, check_nu, check_positive_scalar
+from .intercept import best_one_class_offset
+from .problem import IndefiniteProblem, libsvm_quietly
+from .svm_problem import REFINE_MAX_ITER, REFINE_TOL
+
+
+class OneClassProblem(IndefiniteProblem):
+    """``max_{eᵀα = 1, 0 <= α <= 1/(νn)} min_{K ⪰ 0} -½αᵀKα + ρ‖K - K0‖²_F``
+    (``eq:kern_learn_1class_SVM``), with ``K* = (K0 + ααᵀ/(4ρ))_+`` (``eq:kstar_SVR``).
+
+    The certificate bounds the one-class primal (Schölkopf et al. 2001)
+    ``½βᵀKβ - r + Σ max(0, r - (Kβ)_i)/(νn)`` at ``β = α`` with the best threshold r; a point x
+    is an inlier when ``Σ_j α_j K(x, x_j) >= r`` (``intercept = r`` in the certificate).
+
+    Parameters
+    ----------
+    K0 : (n, n) array_like, symmetric similarity matrix (indefinite allowed).
+    nu : float in (0, 1], default 0.5, an upper bound on the fraction of training outliers.
+    rho : float, default 1.0; symmetrize, oracle : as :class:`indkernel.SVMProblem`.
+    """
+
+    def __init__(self, K0, nu=0.5, rho=1.0, *, symmetrize: bool = False, oracle: str = "rank-one"):
+        K0 = check_kernel(K0, symmetrize=symmetrize)
+        n = K0.shape[0]
+        self.nu = check_nu(nu)
+        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn_1class_SVM")
+        super().__init__(K0, rho, oracle)
+        self.bound = 1.0 / (self.nu * n)
+        self._a, self._b, self._lo, self._hi = np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound)
+
+    def _u(self, alpha):
+        return alpha
+
+    _u_adjoint = _u
+
+    def _linear(self, alpha):
+        return 0.0
+
+    def _linear_gradient(self, alpha):
+        return np.zeros_like(alpha)
+
+    def _primal_loss(self, decision):
+        return best_one_class_offset(decision, self.bound)
+
+    def _refined_beta(self, K):
+        model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=REFINE_TOL, max_iter=REFINE_MAX_ITER)
+        libsvm_quietly(model, K)
+        beta = np.zeros(self.n)
+        beta[model.support_] = model.dual_coef_[0] / (self.nu * self.n)  # libsvm scales eᵀα to νn
+        return beta
+
+    def maxmin_model(self):
+        return formulations.one_class_maxmin_sdp(self.K0, self.nu, self.rho)
+
+    def siqclp_model(self, kernels, factors):
+        return formulations.one_class_siqclp_master(self.K0, self.nu, self.rho, kernels, factors)

@@ -1,0 +1,245 @@
+"""The paper's extensions as problem types: SVR, one-class, PerturbSVM, componentwise penalties.
+
+Each is checked against independent routes: its own cvxpy models (max-min and min-max), a full
+eigendecomposition, finite differences, brute-force intercepts, and every solver.
+"""
+
+import numpy as np
+import pytest
+
+import formulations
+from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
+from indkernel.intercept import (best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss,
+                                 one_class_loss)
+from problems import TIGHT_CLARABEL, random_indefinite, random_psd
+
+
+def svr(n, seed, rho=1.0, oracle="rank-one"):
+    K0, _ = random_indefinite(n, seed)
+    y = np.random.default_rng(seed).standard_normal(n)
+    return SVRProblem(K0, y, C=1.0, rho=rho, epsilon=0.1, oracle=oracle)
+
+
+def one_class(n, seed, rho=1.0, oracle="rank-one"):
+    return OneClassProblem(random_indefinite(n, seed)[0], nu=0.3, rho=rho, oracle=oracle)
+
+
+def perturb(n, seed, rho=1.0, oracle=None):
+    K0, y = random_psd(n, seed)
+    return PerturbSVMProblem(K0, y, C=2.0, rho=rho)
+
+
+def componentwise(n, seed, rho=1.0, oracle="rank-one"):
+    """``h`` is scaled by √ρ so that ρ still sets the overall size of the penalty."""
+    K0, y = random_indefinite(n, seed)
+    h = np.sqrt(rho) * np.random.default_rng(seed).uniform(0.5, 2.0, n)
+    return ComponentwiseSVMProblem(K0, y, C=2.0, h=h, oracle=oracle)
+
+
+TYPES = {"svr": svr, "one-class": one_class, "perturb": perturb, "componentwise": componentwise}
+
+
+def feasible_points(problem, count, rng):
+    """Random points of A: projections of random points of the box, spread over it."""
+    lo, hi = problem.feasible_set[2:]
+    return [problem.project(lo + (hi - lo) * rng.random(problem.dim) * 1.2 - 0.1 * (hi - lo)) for _ in range(count)]
+
+
+def reference(problem) -> float:
+    return problem.maxmin_model().solve(**TIGHT_CLARABEL)
+
+
+@pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_objective_forms_agree(kind, rho, oracle, rng):
+    problem = TYPES[kind](9, 1, rho, oracle)
+    for alpha in feasible_points(problem, 3, rng):
+        values = [problem.objective(alpha, form) for form in ("negative-part", "eigenvalue", "proxy")]
+        assert values == pytest.approx([values[0]] * 3, rel=1e-10, abs=1e-10)
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_gradient_central_differences_and_taylor_remainder(kind, oracle, rng):
+    """Central differences agree; the Taylor remainder ``f(x + tv) - f(x) - t∇fᵀv`` falls as t²."""
+    problem = TYPES[kind](9, 2, 0.5, oracle)
+    x = feasible_points(problem, 1, rng)[0]
+    g = problem.gradient(x)
+    h = 1e-6
+    numeric = [(problem.objective(x + h * e) - problem.objective(x - h * e)) / (2 * h) for e in np.eye(problem.dim)]
+    np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-6)
+    v = rng.standard_normal(problem.dim)
+    steps = np.logspace(-1, -3, 5)
+    remainders = [abs(problem.objective(x + t * v) - problem.objective(x) - t * g @ v) for t in steps]
+    slope = np.polyfit(np.log(steps), np.log(remainders), 1)[0]
+    assert slope == pytest.approx(2.0, abs=0.2)
+
+
+@pytest.mark.parametrize("kind", ["svr", "one-class"])
+def test_svr_and_one_class_proxy_kernel_has_no_labels(kind, rng):
+    """``eq:kstar_SVR``: ``K* = (K0 + ααᵀ/(4ρ))_+`` with α itself, no labels."""
+    problem = TYPES[kind](10, 3, 0.7)
+    x = feasible_points(problem, 1, rng)[0]
+    alpha = problem.dual_coef(x)
+    lam, V = np.linalg.eigh(problem.K0 + np.outer(alpha, alpha) / (4 * 0.7))
+    np.testing.assert_allclose(problem.proxy_kernel(x), (V * np.maximum(lam, 0)) @ V.T, atol=1e-10)
+
+
+def test_componentwise_proxy_kernel_is_the_weighted_projection(rng):
+    """``eq:kstar_pen`` against the weighted-projection SDP with ``H = hhᵀ`` solved by Clarabel."""
+    problem = componentwise(8, 4)
+    alpha = feasible_points(problem, 1, rng)[0]
+    v = problem.y * alpha / problem.h
+    model = formulations.weighted_projection(problem.K0 + np.outer(v, v) / 4, np.outer(problem.h, problem.h))
+    model.solve(**TIGHT_CLARABEL)
+    np.testing.assert_allclose(problem.proxy_kernel(alpha), model.variables["K"].value, atol=1e-6)
+
+
+def test_componentwise_with_constant_weights_is_the_plain_problem(rng):
+    """``h = √ρ e`` is ``eq:kern_learn`` with that ρ: same objective, gradient, kernel and bounds."""
+    from indkernel import SVMProblem
+
+    K0, y = random_indefinite(10, 5)
+    plain = SVMProblem(K0, y, C=2.0, rho=3.0)
+    weighted = ComponentwiseSVMProblem(K0, y, C=2.0, h=np.full(10, np.sqrt(3.0)))
+    for alpha in feasible_points(plain, 3, rng):
+        assert weighted.objective(alpha) == pytest.approx(plain.objective(alpha), rel=1e-12)
+        np.testing.assert_allclose(weighted.gradient(alpha), plain.gradient(alpha), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(weighted.proxy_kernel(alpha), plain.proxy_kernel(alpha), atol=1e-12)
+        assert weighted.certify(alpha).upper == pytest.approx(plain.certify(alpha).upper, rel=1e-12)
+
+
+def test_perturb_objective_is_the_quartic_penalty(rng):
+    """``eq:learn-mercer``: ``eᵀα - ½uᵀK0u - ‖α‖⁴/(16ρ)``, and ``K* = K0 + uuᵀ/(4ρ)`` (``eq:kstar_psd``)."""
+    problem = perturb(12, 6, rho=0.3)
+    for alpha in feasible_points(problem, 3, rng):
+        u = problem.y * alpha
+        expected = alpha.sum() - 0.5 * u @ problem.K0 @ u - (alpha @ alpha) ** 2 / (16 * 0.3)
+        assert problem.objective(alpha) == pytest.approx(expected, rel=1e-12)
+        np.testing.assert_allclose(problem.proxy_kernel(alpha), problem.K0 + np.outer(u, u) / 1.2, atol=1e-12)
+
+
+def test_perturb_refuses_an_indefinite_kernel():
+    K0, y = random_indefinite(10, 7)
+    with pytest.raises(ValueError, match="not positive semidefinite.*IndefiniteSVC"):
+        PerturbSVMProblem(K0, y)
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_bounds_bracket_the_optimum_at_random_points(kind, rng):
+    """``lower <= p* <= upper`` at any feasible point, free and refined; p* from the max-min model."""
+    problem = TYPES[kind](10, 8)
+    p_star = reference(problem)
+    for alpha in feasible_points(problem, 4, rng):
+        for refine in (False, True):
+            certificate = problem.certify(alpha, refine=refine)
+            assert certificate.lower <= p_star + 1e-7 * abs(p_star)
+            assert certificate.upper >= p_star - 1e-7 * abs(p_star)
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_maxmin_and_minmax_models_agree(kind):
+    """The two routes of ``formulations`` to each problem's optimum (strong duality); for the
+    componentwise penalties the min-max model takes ``Σ H_ij (K_ij - K0_ij)²`` as written."""
+    problem = TYPES[kind](8, 9)
+    if kind == "svr":
+        minmax = formulations.svr_minmax_primal(problem.K0, problem.y, problem.C, problem.rho, problem.epsilon)
+    elif kind == "one-class":
+        minmax = formulations.one_class_minmax_primal(problem.K0, problem.nu, problem.rho)
+    elif kind == "perturb":
+        minmax = formulations.minmax_primal(problem.K0, problem.y, problem.C, problem.rho)
+    else:
+        minmax = formulations.penalized_minmax_primal(problem.K0, problem.y, problem.C, np.outer(problem.h, problem.h))
+    assert minmax.solve(solver="CLARABEL") == pytest.approx(reference(problem), rel=1e-6)
+
+
+@pytest.mark.parametrize("method", ["pg", "apg", "accpm", "exchange", "sdp"])
+@pytest.mark.parametrize("seed", [10, 11])
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_every_solver_reaches_the_optimum(kind, seed, method):
+    problem = TYPES[kind](16 if seed == 10 else 25, seed)
+    p_star = reference(problem)
+    tol = 1e-4 if method == "pg" else 1e-6
+    result = solve(problem, method, tol=tol, max_iter=50_000 if method == "pg" else None)
+    assert result.status == "optimal", result.stop_reason
+    assert result.lower == pytest.approx(p_star, rel=10 * tol)
+    assert np.all(result.history.lower <= p_star + 2e-6 * abs(p_star))
+    assert np.all(result.history.upper >= p_star - 2e-6 * abs(p_star))
+    assert problem.feasibility_violation(result.alpha) <= 1e-9
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_no_feasible_step_improves_the_solution(kind, rng):
+    """benchopt's check: from the certified solution, no small feasible move gains more than the gap."""
+    problem = TYPES[kind](12, 12)
+    result = solve(problem, "apg", tol=1e-8)
+    f_star = problem.objective(result.alpha)
+    for point in feasible_points(problem, 10, rng):
+        for t in (1e-1, 1e-2, 1e-3):
+            moved = problem.project(result.alpha + t * (point - result.alpha))
+            assert problem.objective(moved) <= f_star + result.gap + 1e-12
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_certificate_is_the_primal_value_at_its_offset(kind, rng):
+    """The free upper bound is the machine's primal at ``β = dual_coef(α)`` and the certificate's
+    offset, plus the penalty, written out here for each machine (the identity behind it:
+    ``f(α) = D_K(α) + ρ‖K - K0‖²``)."""
+    problem = TYPES[kind](10, 13)
+    alpha = feasible_points(problem, 1, rng)[0]
+    certificate = problem.certify(alpha)
+    K, beta = problem.proxy_kernel(alpha), problem.dual_coef(alpha)
+    decision, b = K @ beta, certificate.intercept
+    if kind == "svr":
+        loss = epsilon_insensitive_loss(decision, problem.y, problem.C, problem.epsilon, b)
+    elif kind == "one-class":
+        loss = one_class_loss(decision, problem.bound, b)
+    else:
+        loss = problem.C @ np.maximum(0, 1 - problem.y * (decision + b))
+    H = np.outer(problem.h, problem.h) if kind == "componentwise" else problem.rho
+    penalty = np.sum(H * (K - problem.K0) ** 2)
+    assert certificate.upper == pytest.approx(0.5 * beta @ K @ beta + loss + penalty, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_svr_intercept_against_every_breakpoint(seed):
+    rng = np.random.default_rng(seed)
+    n = 23
+    y, decision = rng.normal(size=n), rng.normal(size=n)
+    C, epsilon = rng.uniform(0.1, 3, n), [0.0, 0.3][seed % 2]
+    loss, b = best_svr_intercept(decision, y, C, epsilon)
+    r = y - decision
+    brute = min(epsilon_insensitive_loss(decision, y, C, epsilon, t) for t in np.concatenate([r - epsilon, r + epsilon]))
+    assert loss == pytest.approx(brute, rel=1e-12, abs=1e-12)
+    for shift in (-1e-3, 1e-3, 0.5):
+        assert epsilon_insensitive_loss(decision, y, C, epsilon, b + shift) >= loss - 1e-12
+
+
+@pytest.mark.parametrize("nu", [0.05, 0.3, 1.0])
+def test_best_one_class_offset_is_the_linear_program(nu, rng):
+    """The threshold's loss equals ``max{-dᵀα : eᵀα = 1, 0 <= α <= 1/(νn)}`` (its LP dual), which
+    puts the largest allowed weight on the smallest decision values."""
+    n = 20
+    decision = rng.normal(size=n)
+    bound = 1 / (nu * n)
+    loss, offset = best_one_class_offset(decision, bound)
+    weights, remaining = np.zeros(n), 1.0
+    for i in np.argsort(decision):
+        weights[i] = min(bound, remaining)
+        remaining -= weights[i]
+    assert loss == pytest.approx(-decision @ weights, rel=1e-12, abs=1e-12)
+    assert one_class_loss(decision, bound, offset) == loss
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: SVRProblem(np.eye(3), [1, 2, 3], epsilon=-0.1), "epsilon must be a finite number >= 0"),
+    (lambda: SVRProblem(np.eye(3), [1, 2]), "y must be a vector of length n=3"),
+    (lambda: SVRProblem(np.eye(3), [1, 2, np.nan]), "y contains NaN"),
+    (lambda: OneClassProblem(np.eye(3), nu=1.5), r"nu must be in \(0, 1\]"),
+    (lambda: OneClassProblem(np.eye(3), nu=0.0), "nu must be a positive finite number"),
+    (lambda: ComponentwiseSVMProblem(np.eye(2), [1, -1]), "h is required"),
+    (lambda: ComponentwiseSVMProblem(np.eye(2), [1, -1], h=[1.0, -1.0]), "h must be positive"),
+    (lambda: ComponentwiseSVMProblem(np.eye(2), [1, -1], h=[1.0]), "h must be a vector of length n=2"),
+])
+def test_bad_input(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
