@@ -161,26 +161,20 @@ class RankOneProxy(EighProxy):
 class MercerProxy:
     """Proxy oracle for a PSD ``K0`` (PerturbSVM, ``eq:learn-mercer``): ``K* = K0 + σuuᵀ``
     (``eq:kstar_psd``) is already PSD, so ``φ(u) = -½uᵀK0u - ‖u‖⁴/(16ρ)`` and
-    ``K*u = K0u + σ‖u‖²u``: one product with K0 per point, no eigendecomposition.
-
-    Raises ValueError if K0 has an eigenvalue below ``-PSD_TOL·‖K0‖₂`` (checked once, from the
-    eigenvalues alone).
+    ``K*u = K0u + σ‖u‖²u``: one product with K0 per point, no eigendecomposition. The caller
+    guarantees K0 ⪰ 0 (:func:`psd_part`).
     """
 
     name = "mercer"
-    #: Negative eigenvalues of K0 down to ``-PSD_TOL·‖K0‖₂`` count as round-off.
-    PSD_TOL = 1e-10
 
     def __init__(self, K0: np.ndarray):
         self.K0 = K0
-        values = scipy.linalg.eigvalsh(K0)
-        lowest, highest = float(values[0]), float(values[-1])
-        self.norm = max(abs(lowest), abs(highest))
-        if lowest < -self.PSD_TOL * self.norm:
-            raise ValueError(
-                f"K0 is not positive semidefinite (smallest eigenvalue {lowest:.3g}, largest {highest:.3g}); "
-                "PerturbSVM (eq:learn-mercer) needs a Mercer kernel: use SVMProblem / IndefiniteSVC for indefinite K0"
-            )
+
+    @cached_property
+    def norm(self) -> float:
+        """``‖K0‖₂ = λ_max(K0)``."""
+        n = self.K0.shape[0]
+        return float(scipy.linalg.eigvalsh(self.K0, subset_by_index=[n - 1, n - 1])[0])
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
@@ -189,12 +183,38 @@ class MercerProxy:
         return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u))
 
 
+#: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram
+#: matrix computed in float32 has about 1e-8 relative).
+PSD_TOL = 1e-6
+
+
+def psd_part(K0: np.ndarray) -> np.ndarray:
+    """``K0`` if it is PSD, ``(K0)_+`` if its negative eigenvalues are round-off (above
+    ``-PSD_TOL·‖K0‖₂``, so the certified bounds are exact for a matrix that close to K0), else a
+    ValueError pointing to the indefinite-kernel problem."""
+    values = scipy.linalg.eigvalsh(K0)
+    lowest, norm = float(values[0]), float(np.abs(values).max())
+    if lowest >= 0:
+        return K0
+    if lowest < -PSD_TOL * norm:
+        raise ValueError(
+            f"K0 is not positive semidefinite (smallest eigenvalue {lowest:.3g}, largest {values[-1]:.3g}); "
+            "PerturbSVM (eq:learn-mercer) needs a Mercer kernel: use SVMProblem / IndefiniteSVC for indefinite K0"
+        )
+    d, V = scipy.linalg.eigh(K0)
+    K = (V * np.maximum(d, 0.0)) @ V.T
+    return (K + K.T) / 2
+
+
 #: Oracles by name; a problem takes ``oracle=<name>``.
-ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy, MercerProxy.name: MercerProxy}
+ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy}
 
 
-def make_oracle(name: str, K0: np.ndarray):
-    """The oracle called ``name`` on ``K0``, or a ValueError listing the known names."""
+def make_oracle(name, K0: np.ndarray):
+    """The oracle called ``name`` on ``K0`` (or an oracle class itself), else a ValueError listing
+    the known names."""
+    if isinstance(name, type):
+        return name(K0)
     if name not in ORACLES:
         raise ValueError(f"oracle must be one of {sorted(ORACLES)}; got {name!r}")
     return ORACLES[name](K0)

@@ -11,6 +11,7 @@ import formulations
 from ._validation import check_binary_labels, check_kernel, check_positive_scalar, check_vector, penalty_vector
 from .intercept import best_hinge_intercept
 from .problem import IndefiniteProblem, libsvm_quietly
+from .proxy import MercerProxy, psd_part
 
 #: libsvm stopping tolerance and iteration cap for the certificate refinement; at tighter
 #: tolerances libsvm sometimes cycles (DESIGN.md), and any iterate gives a valid bound.
@@ -106,6 +107,9 @@ class PerturbSVMProblem(SVMProblem):
     the support vectors, and no eigendecomposition per point (:class:`indkernel.proxy.MercerProxy`).
     Parameters as :class:`SVMProblem` (no ``oracle``).
 
+    K0 is checked once (its eigenvalues): negative eigenvalues above ``-PSD_TOL·‖K0‖₂``
+    (:data:`indkernel.proxy.PSD_TOL`) are round-off and are clipped, so ``K0`` becomes ``(K0)_+``.
+
     Raises
     ------
     ValueError
@@ -113,7 +117,8 @@ class PerturbSVMProblem(SVMProblem):
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False):
-        super().__init__(K0, y, C, rho, class_weight=class_weight, symmetrize=symmetrize, oracle="mercer")
+        K0 = psd_part(check_kernel(K0, symmetrize=symmetrize))
+        super().__init__(K0, y, C, rho, class_weight=class_weight, oracle=MercerProxy)
 
     def maxmin_model(self):
         return formulations.perturb_maxmin(self.K0, self.y, self.C, self.rho)

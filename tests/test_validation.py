@@ -130,5 +130,5 @@ def test_vector_arguments():
 
 
 def test_unknown_oracle():
-    with pytest.raises(ValueError, match=r"oracle must be one of \['eigh', 'mercer', 'rank-one'\]"):
+    with pytest.raises(ValueError, match=r"oracle must be one of \['eigh', 'rank-one'\]"):
         SVMProblem(K0, Y, oracle="magic")
