@@ -171,6 +171,15 @@ def test_four_estimators_in_a_few_lines():
     assert PerturbSVC(C=1.0, rho=1.0).fit(psd, y).predict(psd[:5]).shape == (5,)
 
 
+@pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM, PerturbSVC])
+def test_predict_names_the_expected_kernel_shape(cls):
+    K, y = random_indefinite(10, 3)
+    K = K @ K.T if cls is PerturbSVC else K
+    model = cls().fit(K, y)
+    with pytest.raises(ValueError, match=f"X has 9 features, but {cls.__name__} is expecting 10 .*test×train"):
+        model.predict(K[:3, :9])
+
+
 def _fitted():
     K, y = random_indefinite(12, 1)
     return K, y, IndefiniteSVC().fit(K, y)
