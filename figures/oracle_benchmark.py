@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def usps_simpson(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    X, digits = load_usps()
+    X, digits = load_usps(pair=None)
     pick = rng.choice(len(digits), n, replace=False)
     return simpson(X[pick]), np.where(digits[pick] < 5, 1.0, -1.0)
 

@@ -43,9 +43,8 @@ def digits(n: int | None = None, seed: int = 0):
 
 
 def usps35(n: int, seed: int = 0):
-    X, y = load_usps()
-    keep = np.flatnonzero((y == 3) | (y == 5))
-    pick = np.random.default_rng(seed).choice(keep, n, replace=False)
+    X, y = load_usps(pair=(3, 5))
+    pick = np.random.default_rng(seed).choice(len(y), n, replace=False)
     return simpson(X[pick]), y[pick]
 
 

@@ -1,27 +1,79 @@
-"""Data sets of the experiments. The embedded default is scikit-learn's bundled 8x8 digits."""
+"""Data sets of the experiments (section ``s:num-res``).
+
+The embedded default is scikit-learn's bundled 8×8 digits (:func:`load_digits_pair`, no
+download). The paper's sets (USPS, Pima diabetes, German credit, a1a) are read from a data
+directory: the ``data_dir`` argument, else the environment variable ``INDKERNEL_DATA``, else the
+user cache ``~/.cache/indkernel``. Each loader knows its file's public source and sha256; a
+missing file is downloaded into that directory when the network allows, and checked; otherwise
+the error says which file to put where.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
-from sklearn.datasets import load_digits
+import pandas as pd
+from sklearn.datasets import load_digits, load_svmlight_file
 
 
-def load_digits_pair(first: int = 3, second: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Two digits of scikit-learn's bundled digits (no download): ``(X, y)``.
+@dataclass(frozen=True)
+class Source:
+    """Where a data file comes from: ``url``, and the sha256 of the file as stored (``sha256``)
+    and, when the download is converted (USPS), of the downloaded bytes (``download_sha256``)."""
 
-    ``X`` is (n, 64) with intensities scaled to [0, 1]; ``y`` holds the digit labels.
-    """
-    for name, digit in (("first", first), ("second", second)):
-        if digit not in range(10):
-            raise ValueError(f"{name} must be a digit 0-9; got {digit!r}")
-    if first == second:
-        raise ValueError(f"first and second must be different digits; got {first} twice")
-    X, y = load_digits(return_X_y=True)
-    keep = (y == first) | (y == second)
-    return X[keep] / 16.0, y[keep]
+    url: str
+    sha256: str
+    download_sha256: str | None = None
+    convert: Callable[[bytes], bytes] | None = None
+
+
+def _github(repo: str, commit: str, path: str) -> str:
+    return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+
+
+def _usps_from_h5(raw: bytes) -> bytes:
+    """The Kaggle ``usps.h5`` layout (groups train/test with data, target) as ``usps.npz``:
+    train rows first, then test rows, float32 values cast to float64."""
+    try:
+        import h5py
+    except ImportError as exc:
+        raise ImportError("converting the downloaded usps.h5 needs h5py: pip install h5py") from exc
+    with h5py.File(io.BytesIO(raw), "r") as h5:
+        parts = [(np.asarray(h5[s]["data"], dtype=np.float64), np.asarray(h5[s]["target"], dtype=np.int64), s)
+                 for s in ("train", "test")]
+    out = io.BytesIO()
+    np.savez_compressed(out, X=np.vstack([p[0] for p in parts]), y=np.concatenate([p[1] for p in parts]),
+                        split=np.concatenate([np.full(len(p[1]), p[2]) for p in parts]))
+    return out.getvalue()
+
+
+#: The paper's data files, as described in the README of the shared data folder.
+SOURCES = {
+    "usps.npz": Source(
+        _github("niuers/Learning-From-Data-A-Short-Course", "879a698b960e5867f7c2b11f8938fa89c3d21839", "data/usps.h5"),
+        sha256="f27896b2e386388155ef2a5b3992ae7d53fc939bf10f4b94dc5c36d0a2242dff",
+        download_sha256="734f88c541104a956d88be2c95d03b4a463ffd74ccc2ba9c80841fb98e3fcb36", convert=_usps_from_h5),
+    "a1a": Source(_github("gabgoh/svmc.jl", "71390980c7d8c02a39af1de06810535890a91c35", "data/a1a"),
+                  sha256="eb54c45f1bdb51286f803dd092eb8202b44637a858fc6c4e533a2d64a0d94b4e"),
+    "pima-indians-diabetes.csv": Source(
+        _github("darenr/public_datasets", "030064b2845d0a3c44de8ad4aa14a488a6142c7b", "pima-indians-diabetes.data.csv"),
+        sha256="6bfe5d0f379d17a0e0819b996407e3c09bf80febd4287f2ed212190dfff154af"),
+    "german.data-numeric": Source(
+        _github("KevinChittilapilly/Fairness-Research", "ae4db29780c3c2e71b4a95bb7dbc0a4e44fe2e14",
+                "german.data-numeric.txt"),
+        sha256="2752b044394958ab6dd193a0b56ca0f0b3a2d8bc7cb8c008e35a5e84bbec02f8"),
+}
+
+
+class DataUnavailableError(FileNotFoundError):
+    """A data file is neither in the data directory nor downloadable here."""
 
 
 def data_directory(data_dir=None) -> Path:
@@ -34,15 +86,136 @@ def data_directory(data_dir=None) -> Path:
     return Path.home() / ".cache" / "indkernel"
 
 
-def load_usps(data_dir=None) -> tuple[np.ndarray, np.ndarray]:
-    """All 9298 USPS digits (7291 train + 2007 test, Hull 1994) from ``usps.npz``: ``(X, y)``.
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
-    ``X`` is (9298, 256), 16x16 images with intensities in [0, 1]; ``y`` the digits 0-9.
+
+def fetch(name: str, data_dir=None, *, download: bool = True, timeout: float = 30.0) -> Path:
+    """The path of data file ``name`` (a key of :data:`SOURCES`), checked against its sha256.
+
+    A missing file is downloaded from its source into the data directory (``download=False``
+    forbids it). Raises :class:`DataUnavailableError` saying which file to put where when it
+    cannot be had, and ValueError when a present file has the wrong checksum.
     """
-    path = data_directory(data_dir) / "usps.npz"
+    if name not in SOURCES:
+        raise ValueError(f"unknown data file {name!r}; the known ones are {sorted(SOURCES)}")
+    source, folder = SOURCES[name], data_directory(data_dir)
+    path = folder / name
     if not path.is_file():
-        raise FileNotFoundError(
-            f"USPS not found at {path}; put usps.npz (keys X, y, split) there, or point "
-            "INDKERNEL_DATA (or data_dir=) at the folder that holds it")
+        if not download:
+            raise DataUnavailableError(_missing(name, folder, "downloads are off (download=False)"))
+        try:
+            with urllib.request.urlopen(source.url, timeout=timeout) as response:
+                raw = response.read()
+        except OSError as exc:
+            raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
+        expected = source.download_sha256 or source.sha256
+        if hashlib.sha256(raw).hexdigest() != expected:
+            raise ValueError(f"the file downloaded from {source.url} has sha256 {hashlib.sha256(raw).hexdigest()}, "
+                             f"expected {expected}; it was not saved")
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(source.convert(raw) if source.convert else raw)
+        if source.convert:  # a converted file is checked by its content, not its compressed bytes
+            return path
+    digest = sha256(path)
+    if digest != source.sha256 and not (source.convert and _usps_content_ok(path)):
+        raise ValueError(f"{path} has sha256 {digest}, expected {source.sha256}: a different or corrupted copy; "
+                         "delete it to download it again, or replace it with the published file")
+    return path
+
+
+def _usps_content_ok(path: Path) -> bool:
+    """A converted USPS file is valid when it has the published shape and label counts (its
+    compressed bytes depend on the zlib build)."""
     with np.load(path) as data:
-        return data["X"], data["y"]
+        return data["X"].shape == (9298, 256) and np.array_equal(np.bincount(data["y"]), USPS_LABEL_COUNTS)
+
+
+#: Images per digit 0-9 in all of USPS (7291 train + 2007 test).
+USPS_LABEL_COUNTS = np.array([1553, 1269, 929, 824, 852, 716, 834, 792, 708, 821])
+
+
+def _missing(name: str, folder: Path, why: str) -> str:
+    return (f"{name} is not in {folder} and {why}. Put {name} (sha256 {SOURCES[name].sha256}, "
+            f"published at {SOURCES[name].url}) in that folder, or point INDKERNEL_DATA (or data_dir=) "
+            "at a folder that holds it")
+
+
+def data_status(data_dir=None) -> pd.DataFrame:
+    """One row per data file: whether it is in the data directory and matches its checksum."""
+    folder = data_directory(data_dir)
+    rows = []
+    for name, source in SOURCES.items():
+        path = folder / name
+        present = path.is_file()
+        valid = present and (sha256(path) == source.sha256 or (source.convert is not None and _usps_content_ok(path)))
+        rows.append(dict(file=name, present=present, checksum_ok=valid, path=str(path), source=source.url))
+    return pd.DataFrame(rows)
+
+
+def load_digits_pair(first: int = 3, second: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Two digits of scikit-learn's bundled digits (no download): ``(X, y)``.
+
+    ``X`` is (n, 64) with intensities scaled to [0, 1]; ``y`` holds the digit labels.
+    """
+    _check_pair((first, second))
+    X, y = load_digits(return_X_y=True)
+    keep = (y == first) | (y == second)
+    return X[keep] / 16.0, y[keep]
+
+
+def _check_pair(pair) -> None:
+    if len(pair) != 2:
+        raise ValueError(f"pair must be two digits, e.g. (3, 5); got {pair!r}")
+    for digit in pair:
+        if digit not in range(10):
+            raise ValueError(f"digits must be 0-9; got {digit!r}")
+    if pair[0] == pair[1]:
+        raise ValueError(f"the two digits must differ; got {pair[0]} twice")
+
+
+def load_usps(pair=(3, 5), data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """USPS handwritten digits (Hull 1994), all 9298 images (7291 train + 2007 test): ``(X, y)``.
+
+    ``pair=(3, 5)`` keeps those two digits (1540 images; (4, 6): 1686), ``pair=None`` all ten.
+    ``X`` is (n, 256), 16×16 images with intensities in [0, 1]; ``y`` the digits.
+    """
+    if pair is not None:
+        _check_pair(pair)
+    with np.load(fetch("usps.npz", data_dir, download=download)) as data:
+        X, y = data["X"], data["y"]
+    if pair is None:
+        return X, y
+    keep = np.isin(y, pair)
+    return X[keep], y[keep]
+
+
+def load_diabetes(data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Pima Indians diabetes (UCI): ``X`` (768, 8) raw clinical measurements, ``y`` 0/1 outcome."""
+    table = np.loadtxt(fetch("pima-indians-diabetes.csv", data_dir, download=download), delimiter=",")
+    return table[:, :8], table[:, 8].astype(int)
+
+
+def load_german(data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """German credit, numeric version (UCI Statlog): ``X`` (1000, 24) integers, ``y`` 1 (good) / 2 (bad)."""
+    table = np.loadtxt(fetch("german.data-numeric", data_dir, download=download))
+    return table[:, :24], table[:, 24].astype(int)
+
+
+def load_a1a(data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Adult a1a (LIBSVM's preprocessing of UCI Adult): ``X`` (1605, 123) binary, ``y`` ±1."""
+    return load_libsvm(fetch("a1a", data_dir, download=download), n_features=123)
+
+
+def load_libsvm(path, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Any file in LIBSVM's sparse text format (``label index:value ...``), as dense ``(X, y)``."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no LIBSVM-format file at {path}")
+    X, y = load_svmlight_file(str(path), n_features=n_features)
+    return X.toarray(), y.astype(int) if np.all(y == np.round(y)) else y
+
+
+#: The loaders by data set name (``indkernel.datasets.LOADERS["german"]()``).
+LOADERS = {"digits": load_digits_pair, "usps": load_usps, "diabetes": load_diabetes, "german": load_german,
+           "a1a": load_a1a}
