@@ -151,3 +151,18 @@ def check_vector(x, n: int, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a vector of length n={n}; got shape {v.shape}")
     check_finite(v, name)
     return v
+
+
+def check_binary_targets(y, estimator: str) -> None:
+    """Classification targets with at most two classes (scikit-learn's messages)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    check_classification_targets(y)
+    if np.unique(y).size > 2:
+        raise ValueError(f"Only binary classification is supported by {estimator}; y has {np.unique(y).size} "
+                         "classes (wrap the estimator in sklearn.multiclass.OneVsRestClassifier)")
+
+
+def check_two_samples(n_samples: int, estimator: str) -> None:
+    if n_samples < 2:
+        raise ValueError(f"{estimator} needs at least two training samples; got one sample")

@@ -37,9 +37,9 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._validation import check_binary_targets, check_two_samples
 from .one_class_problem import OneClassProblem
 from .solve import METHODS, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
@@ -75,8 +75,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not isinstance(self, ClassifierMixin))
-        if X.shape[0] < 2:
-            raise ValueError(f"{type(self).__name__} needs at least two training samples; got one sample")
+        check_two_samples(X.shape[0], type(self).__name__)
         self._check_targets(y)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
@@ -230,10 +229,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         return self
 
     def _check_targets(self, y) -> None:
-        check_classification_targets(y)
-        if np.unique(y).size > 2:
-            raise ValueError(f"Only binary classification is supported by {type(self).__name__}; y has "
-                             f"{np.unique(y).size} classes (wrap the estimator in sklearn.multiclass.OneVsRestClassifier)")
+        check_binary_targets(y, type(self).__name__)
 
     def decision_function(self, X) -> np.ndarray:
         """``Σ_i y_iα_i K(x, x_i) + b``; positive means ``classes_[1]``. X as for :meth:`predict`."""
