@@ -40,3 +40,31 @@ def test_solver_benchmark_quick():
     assert {"pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
     apg = table[table.method == "apg"]
     assert (apg.status == "optimal").all() and apg["seconds_1e-06"].notna().all()
+
+
+def test_tables_quick_on_digits(tmp_path):
+    """The three tables end to end on the embedded digits: every method and data set has a row,
+    the files are written, and the markdown puts the paper's numbers beside ours where it has them."""
+    result = load("tables").main(quick=True, digits=True, out=tmp_path, quiet=True)
+    performance = result["performance"]
+    assert len(performance) == 6 * 3 and performance[["accuracy", "recall", "average"]].notna().all().all()
+    assert (performance.accuracy > 80).all(), performance
+    assert set(result["perturb"].data) == {"unperturbed", "noisy"}
+    assert {p.name for p in tmp_path.iterdir()} == {"data_stats.csv", "gen_performance.csv",
+                                                    "gen_performance_perturbSVM.csv", "tables.md"}
+    assert (result["stats"].lambda_min < 0).all()  # Simpson and tangent distance are indefinite
+
+
+def test_tables_quick_on_the_papers_data(tmp_path):
+    """One quick pass over the paper's data sets (CI has them), with the paper's numbers beside ours."""
+    import pytest
+
+    from indkernel.datasets import data_directory
+
+    if not (data_directory() / "a1a").is_file():
+        pytest.skip(f"the paper's data are not in {data_directory()}: set INDKERNEL_DATA to the shared data folder")
+    module = load("tables")
+    module.PERFORMANCE_SETS, module.PERTURB_SETS = ["german-sig"], ["USPS-3-5-linear"]
+    result = module.main(quick=True, out=tmp_path, quiet=True)
+    assert "| german-sig | accuracy |" in result["markdown"] and "(62.80)" in result["markdown"]
+    assert "(96.25)" in result["markdown"]

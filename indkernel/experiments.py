@@ -1,0 +1,268 @@
+"""The paper's tables (section ``s:num-res``): data sets with their similarities, the methods, the
+protocol, and the paper's own numbers to print beside ours.
+
+``table:data_stats`` (sizes, λ_min and λ_max of the full kernels), ``table:gen_performance``
+(denoise, flip, shift, Mod SVM, SVM and Indefinite SVM on indefinite similarities) and
+``table:gen_performance_perturbSVM`` (SVM and PerturbSVM on linear and Gaussian kernels of USPS,
+unperturbed and noisy). ``figures/tables.py`` runs them; ``quick=True`` runs every step on small
+subsets with small grids (for the tests and a first look).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.preprocessing import StandardScaler
+
+from . import datasets, kernels
+from .baselines import ModSVC, SpectrumSVC
+from .estimators import IndefiniteSVC, PerturbSVC
+from .protocol import Split, performance, random_split, select_and_test
+
+#: table:data_stats of the paper: (# train, # test, λ_min, λ_max).
+PAPER_STATS = {
+    "USPS-3-5-SS": (767, 773, -70.00, 903.94), "USPS-3-5-TD1": (767, 773, -0.31, 764.72),
+    "USPS-4-6-SS": (829, 857, -74.38, 819.36), "USPS-4-6-TD1": (829, 857, -0.72, 771.07),
+    "diabetes-sig": (384, 384, -0.65, 211.62), "german-sig": (500, 500, -928.10, 8.50),
+    "a1a-sig": (803, 802, -0.01, 84.44),
+}
+METHODS = ("Denoise", "Flip", "Shift", "Mod SVM", "SVM", "Indefinite SVM")
+#: table:gen_performance of the paper: accuracy, recall, average per data set and method.
+PAPER_PERFORMANCE = {
+    "USPS-3-5-SS": [(95.47, 94.50, 94.98), (95.21, 94.50, 94.86), (93.27, 94.98, 94.12), (96.12, 96.17, 96.15),
+                    (69.47, 67.94, 68.71), (95.73, 97.13, 96.43)],
+    "USPS-3-5-TD1": [(98.58, 98.56, 98.57), (98.45, 98.33, 98.39), (98.58, 98.56, 98.57), (98.19, 97.85, 98.02),
+                     (98.58, 98.56, 98.57), (98.45, 98.33, 98.39)],
+    "USPS-4-6-SS": [(98.60, 99.32, 98.96), (98.25, 99.32, 98.79), (96.73, 96.61, 96.67), (98.60, 99.32, 98.96),
+                    (84.36, 81.72, 83.04), (98.25, 99.77, 99.01)],
+    "USPS-4-6-TD1": [(99.30, 99.77, 99.54), (99.30, 99.77, 99.54), (99.18, 99.55, 99.37), (99.18, 99.55, 99.37),
+                     (99.30, 99.77, 99.54), (99.30, 99.77, 99.54)],
+    "diabetes-sig": [(74.48, 78.40, 76.44), (74.74, 76.80, 75.77), (76.56, 89.60, 83.08), (76.04, 78.40, 77.22),
+                     (73.70, 76.40, 75.05), (77.08, 89.20, 83.14)],
+    "german-sig": [(70.40, 78.00, 74.20), (70.40, 78.00, 74.20), (75.60, 46.67, 61.13), (72.60, 66.00, 69.30),
+                   (69.40, 80.00, 74.70), (62.80, 85.33, 74.07)],
+    "a1a-sig": [(74.06, 87.31, 80.69), (76.18, 87.82, 82.00), (75.69, 87.31, 81.50), (78.55, 89.34, 83.95),
+                (75.69, 87.82, 81.75), (82.92, 81.73, 82.32)],
+}
+#: table:gen_performance_perturbSVM: (SVM, PerturbSVM) unperturbed then noisy, each (acc, recall, avg).
+PAPER_PERTURB = {
+    "USPS-3-5-linear": [(96.25, 95.69, 95.97), (96.12, 95.93, 96.03), (90.27, 90.00, 90.14), (93.16, 92.87, 93.01)],
+    "USPS-4-6-linear": [(99.07, 99.10, 99.08), (99.07, 99.32, 99.19), (97.39, 97.34, 97.36), (97.97, 98.13, 98.05)],
+    "USPS-3-5-gaussian": [(97.67, 98.09, 97.88), (97.54, 97.37, 97.46), (92.11, 91.27, 91.69), (93.57, 92.89, 93.23)],
+    "USPS-4-6-gaussian": [(99.18, 99.55, 99.37), (99.30, 99.55, 99.42), (98.00, 98.15, 98.08), (97.99, 98.19, 98.09)],
+}
+MEASURES = ("accuracy", "recall", "average")
+#: The paper's training sizes (table:data_stats); the rest of each data set is the test part.
+TRAIN_SIZES = {"USPS-3-5": 767, "USPS-4-6": 829, "diabetes": 384, "german": 500, "a1a": 803}
+
+C_GRID, RHO_GRID = [0.1, 1.0, 10.0, 100.0], [0.1, 1.0, 10.0, 100.0]
+QUICK_C_GRID, QUICK_RHO_GRID = [1.0, 10.0], [1.0]
+TD_GAMMAS, GAUSSIAN_GAMMAS = [0.01, 0.03, 0.1], [0.005, 0.02, 0.05]
+SIGMOID_GRID = [(scale, r) for scale in (0.1, 1.0) for r in (-1.0, 0.0, 1.0)]  # a = scale / p
+#: Points kept per data set in quick mode (half train, half test).
+QUICK_SIZE = 120
+#: The certified relative gap each Indefinite SVM / PerturbSVM fit is solved to.
+FIT_TOL = 1e-4
+
+
+@dataclass
+class DataSet:
+    """One row group of the tables: points, labels, which label is positive, the split, and the
+    similarity matrices (over all points) to cross-validate over, by description."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    positive: object
+    split: Split
+    similarities: dict[str, Callable[[], np.ndarray]]
+
+
+def _cached(function: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+    return lru_cache(maxsize=1)(function)
+
+
+def _usps_or_digits(source: str, pair: tuple[int, int], data_dir):
+    return datasets.load_digits_pair(*pair) if source == "digits" else datasets.load_usps(pair, data_dir)
+
+
+def _subset(X, y, size: int, seed: int):
+    if size >= len(y):
+        return X, y
+    pick = np.sort(np.random.default_rng(seed).choice(len(y), size, replace=False))
+    return X[pick], y[pick]
+
+
+def _similarities(kind: str, X: np.ndarray, split: Split, quick: bool) -> dict[str, Callable[[], np.ndarray]]:
+    if kind == "SS":
+        return {"simpson": _cached(lambda: kernels.simpson(X))}
+    if kind == "TD1":
+        distances = _cached(lambda: kernels.tangent_distances(X))
+        gammas = TD_GAMMAS[:2] if quick else TD_GAMMAS
+        return {f"gamma={g:g}": _cached(lambda g=g: np.exp(-g * distances())) for g in gammas}
+    if kind == "linear":
+        return {"linear": _cached(lambda: kernels.linear(X))}
+    if kind == "gaussian":
+        gammas = GAUSSIAN_GAMMAS[:2] if quick else GAUSSIAN_GAMMAS
+        return {f"gamma={g:g}": _cached(lambda g=g: kernels.gaussian(X, gamma=g)) for g in gammas}
+    if kind == "sig":
+        grid = SIGMOID_GRID[:2] if quick else SIGMOID_GRID
+        return {f"a={s:g}/p, r={r:g}": _cached(lambda s=s, r=r: kernels.sigmoid(X, a=s / X.shape[1], r=r))
+                for s, r in grid}
+    raise ValueError(f"unknown similarity {kind!r}")
+
+
+def load(name: str, *, quick: bool = False, data_dir=None, seed: int = 0, noisy: bool = False) -> DataSet:
+    """The data set of a table row, e.g. ``"USPS-3-5-SS"``, ``"a1a-sig"``, ``"USPS-4-6-gaussian"`` (or
+    ``"digits-3-5-SS"``: the embedded digits, no data directory needed).
+
+    The split has the paper's training size (half the points in quick mode, on a subset of
+    :data:`QUICK_SIZE`). UCI features other than a1a's binary ones are standardized with the
+    training part's statistics before the sigmoid. ``noisy=True`` adds uniform noise in [-1, 1]
+    to every pixel of the [-1, 1] images and maps them back to [0, 1] (``table:gen_performance_perturbSVM``).
+    """
+    parts = name.split("-")
+    source, kind = parts[0], parts[-1]
+    rng_seed = seed + 1
+    if source in ("USPS", "digits"):
+        pair = (int(parts[1]), int(parts[2]))
+        X, y = _usps_or_digits(source, pair, data_dir)
+        positive = pair[0]
+    elif source in ("diabetes", "german", "a1a"):
+        X, y = datasets.LOADERS[source](data_dir)
+        positive = {"diabetes": 1, "german": 2, "a1a": 1}[source]
+    else:
+        raise ValueError(f"unknown data set {name!r}; e.g. USPS-3-5-SS, USPS-4-6-TD1, diabetes-sig, german-sig, "
+                         "a1a-sig, USPS-3-5-linear, USPS-3-5-gaussian, digits-3-5-SS")
+    if quick:
+        X, y = _subset(X, y, QUICK_SIZE, rng_seed)
+    base = "-".join(parts[:-1])
+    split = random_split(y, len(y) // 2 if quick else TRAIN_SIZES.get(base, len(y) // 2), seed)
+    if noisy:
+        noise = np.random.default_rng(rng_seed).uniform(-1.0, 1.0, X.shape)
+        X = ((2.0 * X - 1.0) + noise + 2.0) / 4.0
+    if kind == "sig" and source != "a1a":
+        X = StandardScaler().fit(X[split.train]).transform(X)
+    return DataSet(name, X, y, positive, split, _similarities(kind, X, split, quick))
+
+
+def _grids(quick: bool) -> tuple[list, list]:
+    return (QUICK_C_GRID, QUICK_RHO_GRID) if quick else (C_GRID, RHO_GRID)
+
+
+def gen_performance_methods(quick: bool):
+    """``(name, estimator, grid, transductive)`` for ``table:gen_performance``; every method weights
+    the classes as the authors' code ("balanced": C for the positive class, C·n₊/n₋ for the other)."""
+    Cs, rhos = _grids(quick)
+    spectral = [(label, SpectrumSVC(spectrum, class_weight="balanced"), {"C": Cs}, False)
+                for label, spectrum in (("Denoise", "denoise"), ("Flip", "flip"), ("Shift", "shift"))]
+    return spectral + [
+        ("Mod SVM", ModSVC(class_weight="balanced"), {"C": Cs}, False),
+        ("SVM", SpectrumSVC("none", class_weight="balanced"), {"C": Cs}, False),
+        ("Indefinite SVM", IndefiniteSVC(class_weight="balanced", tol=FIT_TOL), {"C": Cs, "rho": rhos}, True),
+    ]
+
+
+def gen_performance(names, *, quick: bool = False, data_dir=None, n_jobs=None, seed: int = 0, progress=None):
+    """``table:gen_performance`` and ``table:data_stats``: two long DataFrames."""
+    rows, stats = [], []
+    for name in names:
+        data = load(name, quick=quick, data_dir=data_dir, seed=seed)
+        for method, estimator, grid, transductive in gen_performance_methods(quick):
+            outcome = select_and_test(estimator, grid, data.similarities, data.y, data.split,
+                                      positive=data.positive, n_jobs=n_jobs, seed=seed, transductive=transductive)
+            rows.append(dict(dataset=name, method=method, **outcome.test, cv_score=outcome.cv_score,
+                             similarity=outcome.similarity, params=_describe(outcome.params),
+                             seconds=outcome.seconds))
+            if method == "Indefinite SVM":
+                stats.append(_spectrum_row(data, outcome.similarity))
+            if progress is not None:
+                progress(f"{name}: {method}")
+    return pd.DataFrame(rows), pd.DataFrame(stats)
+
+
+def _describe(params: dict) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in sorted(params.items()))
+
+
+def _spectrum_row(data: DataSet, similarity: str) -> dict:
+    """Sizes and the extreme eigenvalues of the full kernel (train and test together), for the
+    similarity parameters that Indefinite SVM's cross-validation chose (as the paper reports)."""
+    values = np.linalg.eigvalsh(data.similarities[similarity]())
+    return dict(dataset=data.name, train=len(data.split.train), test=len(data.split.test), similarity=similarity,
+                lambda_min=values[0], lambda_max=values[-1])
+
+
+def gen_performance_perturb(names, *, quick: bool = False, data_dir=None, n_jobs=None, seed: int = 0,
+                            progress=None) -> pd.DataFrame:
+    """``table:gen_performance_perturbSVM``: SVM and PerturbSVM, unperturbed (cross-validated) and
+    noisy (trained with the unperturbed data's best parameters, as the paper)."""
+    Cs, rhos = _grids(quick)
+    methods = [("SVM", SpectrumSVC("none", class_weight="balanced"), {"C": Cs}),
+               ("PerturbSVM", PerturbSVC(class_weight="balanced", tol=FIT_TOL), {"C": Cs, "rho": rhos})]
+    rows = []
+    for name in names:
+        clean = load(name, quick=quick, data_dir=data_dir, seed=seed)
+        noisy = load(name, quick=quick, data_dir=data_dir, seed=seed, noisy=True)
+        for method, estimator, grid in methods:
+            outcome = select_and_test(estimator, grid, clean.similarities, clean.y, clean.split,
+                                      positive=clean.positive, n_jobs=n_jobs, seed=seed)
+            rows.append(dict(dataset=name, data="unperturbed", method=method, **outcome.test,
+                             similarity=outcome.similarity, params=_describe(outcome.params)))
+            K = noisy.similarities[outcome.similarity]()
+            train, test = noisy.split.train, noisy.split.test
+            model = clone(estimator).set_params(**outcome.params).fit(K[np.ix_(train, train)], noisy.y[train])
+            scores = performance(noisy.y[test], model.predict(K[np.ix_(test, train)]), noisy.positive)
+            rows.append(dict(dataset=name, data="noisy", method=method, **scores, similarity=outcome.similarity,
+                             params=_describe(outcome.params)))
+            if progress is not None:
+                progress(f"{name}: {method}")
+    return pd.DataFrame(rows)
+
+
+def performance_markdown(table: pd.DataFrame) -> str:
+    """``table:gen_performance`` as markdown: ours, then the paper's in parentheses."""
+    lines = ["| data set | measure | " + " | ".join(METHODS) + " |", "|" + " --- |" * (2 + len(METHODS))]
+    for name, group in table.groupby("dataset", sort=False):
+        by_method = group.set_index("method")
+        paper = PAPER_PERFORMANCE.get(name)
+        for m, measure in enumerate(MEASURES):
+            cells = [_cell(by_method.loc[method, measure] if method in by_method.index else None,
+                           paper[k][m] if paper else None) for k, method in enumerate(METHODS)]
+            lines.append(f"| {name} | {measure} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def perturb_markdown(table: pd.DataFrame) -> str:
+    """``table:gen_performance_perturbSVM`` as markdown: ours (paper's)."""
+    columns = [("unperturbed", "SVM"), ("unperturbed", "PerturbSVM"), ("noisy", "SVM"), ("noisy", "PerturbSVM")]
+    lines = ["| data set | measure | " + " | ".join(f"{m} ({d})" for d, m in columns) + " |",
+             "|" + " --- |" * (2 + len(columns))]
+    for name, group in table.groupby("dataset", sort=False):
+        indexed = group.set_index(["data", "method"])
+        paper = PAPER_PERTURB.get(name)
+        for m, measure in enumerate(MEASURES):
+            cells = [_cell(indexed.loc[key, measure], paper[k][m] if paper else None) for k, key in enumerate(columns)]
+            lines.append(f"| {name} | {measure} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def stats_markdown(stats: pd.DataFrame) -> str:
+    """``table:data_stats`` as markdown: ours (paper's)."""
+    lines = ["| data set | # train | # test | λ_min | λ_max | similarity (chosen by CV) |", "|" + " --- |" * 6]
+    for row in stats.itertuples():
+        paper = PAPER_STATS.get(row.dataset)
+        cells = [_cell(row.train, paper[0] if paper else None, "d"), _cell(row.test, paper[1] if paper else None, "d"),
+                 _cell(row.lambda_min, paper[2] if paper else None), _cell(row.lambda_max, paper[3] if paper else None)]
+        lines.append(f"| {row.dataset} | " + " | ".join(cells) + f" | {row.similarity} |")
+    return "\n".join(lines)
+
+
+def _cell(ours, paper, fmt: str = ".2f") -> str:
+    text = "—" if ours is None else format(ours, fmt)
+    return text if paper is None else f"{text} ({format(paper, fmt)})"
