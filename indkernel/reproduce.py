@@ -1,0 +1,202 @@
+"""The paper's convergence and timing figures (``fig:convergence_figures``, ``fig:time_figures``).
+
+Each figure first computes a long table, one row per certificate of every run (method, run,
+iteration, time, lower, upper, gap, plus the run's setting), saves it as CSV, then draws a PNG
+from the CSV alone (STYLE.md item 12). ``dataset="digits"`` uses the embedded digits 3 vs 5
+(365 images), ``"usps"`` USPS 3 vs 5 (1540 images, from the data directory); the similarity is
+the Simpson score. Gaps are absolute, certified, and the best so far in each run.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+from tqdm.auto import tqdm
+
+from . import datasets, kernels
+from .solve import solve
+from .svm_problem import SVMProblem
+
+#: Display names of the methods, as in the paper.
+LABELS = {"pg": "projected gradient (paper)", "accpm": "ACCPM (paper)", "exchange": "exchange (paper)",
+          "apg": "accelerated gradient (ours)"}
+
+
+@dataclass(frozen=True)
+class ConvergenceSetting:
+    """``fig:convergence_figures``: ``runs`` random subsets of ``n`` points, every method run for
+    ``iterations`` iterations without stopping (the paper: "the codes were not stopped")."""
+
+    n: int
+    runs: int
+    iterations: int
+    C: float = 10.0
+    rho: float = 1.0
+    methods: tuple = ("pg", "accpm", "apg")
+
+
+@dataclass(frozen=True)
+class TimingSetting:
+    """``fig:time_figures``: time to an absolute certified gap of ``tol`` (the paper's 0.1) against n,
+    ``runs`` subsets per size and ρ, C = 10; ACCPM up to ``accpm_max_n``, exchange up to
+    ``exchange_max_n`` (as the paper); each run stops at ``time_limit`` seconds (marked in the plot)."""
+
+    sizes: tuple
+    runs: int
+    rhos: tuple = (0.1, 1.0, 10.0)
+    tol: float = 0.1
+    C: float = 10.0
+    time_limit: float = 10.0
+    accpm_max_n: int = 500
+    exchange_max_n: int = 300
+    methods: tuple = ("pg", "accpm", "exchange", "apg")
+
+
+CONVERGENCE = {"quick": ConvergenceSetting(n=40, runs=3, iterations=60),
+               "full": ConvergenceSetting(n=200, runs=10, iterations=500)}
+TIMING = {"quick": TimingSetting(sizes=(20, 40), runs=2, rhos=(1.0,), time_limit=5.0),
+          "full": TimingSetting(sizes=(50, 100, 200, 300, 400, 500, 767), runs=10)}
+
+
+def _images(dataset: str, data_dir=None) -> tuple[np.ndarray, np.ndarray]:
+    if dataset == "digits":
+        return datasets.load_digits_pair(3, 5)
+    if dataset == "usps":
+        return datasets.load_usps((3, 5), data_dir)
+    raise ValueError(f"dataset must be 'digits' (embedded) or 'usps' (USPS 3 vs 5); got {dataset!r}")
+
+
+def _subset_problem(X, y, n: int, seed: int, C: float, rho: float) -> SVMProblem:
+    if n > len(y):
+        raise ValueError(f"n = {n} exceeds the {len(y)} images of this data set")
+    pick = np.random.default_rng(seed).choice(len(y), n, replace=False)
+    return SVMProblem(kernels.simpson(X[pick]), y[pick], C=C, rho=rho)
+
+
+def _history(problem: SVMProblem, method: str, **options) -> tuple[pd.DataFrame, str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # runs that stop at their cap are expected here
+        result = solve(problem, method, **options)
+    return result.history.assign(method=method), result.status
+
+
+def convergence_table(setting: ConvergenceSetting, dataset: str = "digits", data_dir=None,
+                      quiet: bool = False) -> pd.DataFrame:
+    """One row per iteration of every run: method, run, iteration, time, lower, upper, gap."""
+    X, y = _images(dataset, data_dir)
+    frames = []
+    with tqdm(total=setting.runs * len(setting.methods), disable=quiet, desc="convergence") as bar:
+        for run in range(setting.runs):
+            problem = _subset_problem(X, y, setting.n, run, setting.C, setting.rho)
+            for method in setting.methods:
+                options = dict(check_every=1) if method == "pg" else {}
+                history, _ = _history(problem, method, tol=1e-12, absolute=True, max_iter=setting.iterations,
+                                      **options)
+                frames.append(history.assign(run=run, n=setting.n))
+                bar.update()
+    return pd.concat(frames, ignore_index=True)
+
+
+def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None, quiet: bool = False) -> pd.DataFrame:
+    """One row per certificate of every run: method, rho, n, run, iteration, time, lower, upper,
+    gap, and the run's final status ("optimal" when the absolute gap reached ``tol``)."""
+    X, y = _images(dataset, data_dir)
+    limits = {"accpm": setting.accpm_max_n, "exchange": setting.exchange_max_n}
+    jobs = [(n, rho, run, method) for n in setting.sizes for rho in setting.rhos for run in range(setting.runs)
+            for method in setting.methods if n <= limits.get(method, n)]
+    frames = []
+    for n, rho, run, method in tqdm(jobs, disable=quiet, desc="timing"):
+        problem = _subset_problem(X, y, n, run, setting.C, rho)
+        history, status = _history(problem, method, tol=setting.tol, absolute=True, time_limit=setting.time_limit)
+        frames.append(history.assign(rho=rho, n=n, run=run, status=status))
+    return pd.concat(frames, ignore_index=True)
+
+
+def plot_convergence(table: pd.DataFrame, path: Path) -> None:
+    """Certified gap against iteration (semilog): the mean of log10(gap) over runs, dashed at
+    ± one standard deviation (in log10), one colour per method."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for method, group in table.groupby("method", sort=False):
+        logs = np.log10(group.pivot_table(index="iteration", columns="run", values="gap").clip(lower=1e-16))
+        mean, std = logs.mean(axis=1), logs.std(axis=1).fillna(0.0)
+        line, = ax.semilogy(mean.index, 10 ** mean, label=LABELS.get(method, method))
+        for sign in (-1, 1):
+            ax.semilogy(mean.index, 10 ** (mean + sign * std), "--", color=line.get_color(), linewidth=0.8)
+    n, runs = int(table.n.iloc[0]), table.run.nunique()
+    ax.set(xlabel="iteration", ylabel="certified duality gap",
+           title=f"Simpson kernel, {runs} random subsets of n = {n}: mean ± 1 std (dashed)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def timing_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method, ρ and n: mean total seconds, mean seconds per iteration, runs that reached the
+    gap and runs in all."""
+    runs = table.groupby(["method", "rho", "n", "run"]).agg(seconds=("time", "max"), iterations=("iteration", "max"),
+                                                            status=("status", "first")).reset_index()
+    runs["per_iteration"] = runs.seconds / runs.iterations.clip(lower=1)
+    return runs.groupby(["method", "rho", "n"]).agg(
+        seconds=("seconds", "mean"), per_iteration=("per_iteration", "mean"),
+        reached=("status", lambda s: int((s == "optimal").sum())), runs=("status", "size")).reset_index()
+
+
+def plot_timing(table: pd.DataFrame, path: Path) -> None:
+    """Total time and time per iteration against n (log-log), one colour per method, one line
+    style per ρ; hollow markers where some run stopped at the time limit before the gap."""
+    import matplotlib.pyplot as plt
+
+    summary = timing_summary(table)
+    styles = dict(zip(sorted(summary.rho.unique()), ["-", "--", ":", "-."]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    colors = {}
+    for (method, rho), group in summary.groupby(["method", "rho"]):
+        for ax, column in zip(axes, ("seconds", "per_iteration")):
+            line, = ax.loglog(group.n, group[column], styles[rho], color=colors.get(method),
+                              label=f"{LABELS.get(method, method)}, ρ = {rho:g}")
+            colors[method] = line.get_color()
+            capped = group.reached < group.runs
+            ax.loglog(group.n[~capped], group[column][~capped], "o", color=line.get_color(), markersize=4)
+            ax.loglog(group.n[capped], group[column][capped], "o", mfc="none", color=line.get_color(), markersize=6)
+    axes[0].set(xlabel="n", ylabel="total seconds (mean over runs)", title="time to an absolute gap of 0.1")
+    axes[1].set(xlabel="n", ylabel="seconds per iteration (mean)", title="average time per iteration")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+FIGURES = {"convergence": (CONVERGENCE, convergence_table, plot_convergence),
+           "timing": (TIMING, timing_table, plot_timing)}
+
+
+def reproduce(which: str = "all", *, mode: str = "quick", dataset: str = "digits", out=".", data_dir=None,
+              quiet: bool = False) -> dict[str, Path]:
+    """Compute, save (``<name>_<dataset>_<mode>.csv``) and draw (``.png``) the figures; returns the
+    PNG paths by figure name. ``which`` is "convergence", "timing" or "all"; ``mode`` "quick" or "full"."""
+    if which not in (*FIGURES, "all"):
+        raise ValueError(f"which must be one of {sorted(FIGURES)} or 'all'; got {which!r}")
+    if mode not in ("quick", "full"):
+        raise ValueError(f"mode must be 'quick' or 'full'; got {mode!r}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name in FIGURES if which == "all" else (which,):
+        settings, compute, draw = FIGURES[name]
+        table = compute(settings[mode], dataset, data_dir, quiet)
+        stem = out / f"{name}_{dataset}_{mode}"
+        table.to_csv(stem.with_suffix(".csv"), index=False)
+        draw(pd.read_csv(stem.with_suffix(".csv")), stem.with_suffix(".png"))
+        written[name] = stem.with_suffix(".png")
+    return written
