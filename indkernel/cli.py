@@ -1,57 +1,244 @@
-"""The ``indkernel`` command line tool."""
+"""The ``indkernel`` command line tool: solve, compare, figures, tables, datasets.
+
+Exit codes: 0 done (for ``solve``: the certified gap met the tolerance), 1 finished without
+meeting it, 2 bad input (the message says what to fix).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import warnings
+from pathlib import Path
 
-def _demo(args: argparse.Namespace) -> int:
-    from .datasets import load_digits_pair
-    from .kernels import simpson
-    from .solve import solve
+import numpy as np
+
+SIMILARITIES = ("simpson", "tangent", "sigmoid", "linear", "gaussian")
+EPILOG = """examples:
+  indkernel figures --quick                  the paper's two figures on the embedded digits (< 3 min)
+  indkernel figures all --full --dataset usps    the full figures on USPS 3 vs 5 (needs INDKERNEL_DATA)
+  indkernel solve                            the Simpson-kernel problem of the embedded digits 3 vs 5
+  indkernel solve data.npz --similarity sigmoid --a 0.01 --r -1 --C 10 --rho 1 --alpha-out alpha.npy
+  indkernel compare --methods pg apg accpm --plot compare.png
+  indkernel tables --quick                   the paper's tables on small subsets
+  indkernel datasets                         where the data directory is and what it holds
+
+DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
+similarity) and y; a .npy of features with --labels; or a text file in LIBSVM format. Without
+DATA: scikit-learn's bundled digits 3 vs 5 (no download). The data directory of the paper's data
+sets is --data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel."""
+
+
+def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
+    """``(K0, y, description)`` from DATA and the similarity options."""
+    from . import datasets, kernels
+
+    if args.data is None:
+        X, y = datasets.load_digits_pair(3, 5)
+        name = "digits 3 vs 5 (scikit-learn's bundled digits)"
+    else:
+        path = Path(args.data)
+        if not path.is_file():
+            raise ValueError(f"DATA {path} does not exist; give a .npz (X or K, and y), a .npy with --labels, "
+                             "or a LIBSVM-format text file")
+        name = path.name
+        if path.suffix == ".npz":
+            with np.load(path) as archive:
+                if "y" not in archive or not ({"X", "K"} & set(archive.files)):
+                    raise ValueError(f"{path} must hold y and either X (features) or K (a precomputed similarity); "
+                                     f"it holds {archive.files}")
+                y = archive["y"]
+                if "K" in archive:
+                    return archive["K"], y, f"{name} (precomputed similarity)"
+                X = archive["X"]
+        elif path.suffix == ".npy":
+            if args.labels is None:
+                raise ValueError("a .npy DATA file holds features only: pass --labels FILE (.npy or one label a line)")
+            X = np.load(path)
+            labels = Path(args.labels)
+            y = np.load(labels) if labels.suffix == ".npy" else np.loadtxt(labels, dtype=str)
+        else:
+            X, y = datasets.load_libsvm(path)
+    parameters = {"tangent": dict(gamma=args.gamma), "gaussian": dict(gamma=args.gamma),
+                  "sigmoid": dict(a=args.a, r=args.r)}.get(args.similarity, {})
+    function = getattr(kernels, "tangent_distance" if args.similarity == "tangent" else args.similarity)
+    described = ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
+    return function(X, **parameters), y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
+
+
+def _problem(args):
     from .svm_problem import SVMProblem
 
-    X, y = load_digits_pair(3, 5)
-    K0 = simpson(X)
-    problem = SVMProblem(K0, y, C=args.C, rho=args.rho)  # validates before any work
-    eigenvalues = problem.oracle.spectrum[0]
-    print(f"digits 3 vs 5 (scikit-learn's bundled digits, binarized at 0.5): n = {len(y)}, "
-          f"Simpson kernel eigenvalues in [{eigenvalues[0]:.2f}, {eigenvalues[-1]:.2f}]")
-    print(f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by the projected gradient "
-          f"method (alg:proj_grad), relative tolerance {args.tol:g} ...")
+    K0, y, description = _load(args)
+    problem = SVMProblem(K0, y, C=args.C, rho=args.rho, class_weight=args.class_weight)  # validates first
+    values = np.linalg.eigvalsh(problem.K0)
+    _say(args, f"{description}: n = {problem.n}, eigenvalues in [{values[0]:.3g}, {values[-1]:.3g}]")
+    return problem
+
+
+def _say(args, text: str) -> None:
+    if not args.quiet:
+        print(text, file=sys.stderr)
+
+
+def _solve(args) -> int:
+    from .solve import solve
+
+    problem = _problem(args)
+    _say(args, f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by {args.method} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
-        result = solve(problem, "pg", tol=args.tol, max_iter=args.max_iter)
+        result = solve(problem, args.method, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet)
     print(result)
+    if args.alpha_out:
+        np.save(args.alpha_out, result.alpha)
+        _say(args, f"alpha written to {args.alpha_out}")
+    if args.history_out:
+        result.history.to_csv(args.history_out, index=False)
+        _say(args, f"history written to {args.history_out}")
     return 0 if result.status == "optimal" else 1
+
+
+def _compare(args) -> int:
+    from .solve import compare, plot_comparison
+
+    problem = _problem(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet)
+    print(table.to_string(index=False))
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        axes = plot_comparison(table)
+        axes[0].figure.savefig(args.plot, dpi=120)
+        plt.close(axes[0].figure)
+        _say(args, f"plot written to {args.plot}")
+    return 0
+
+
+def _figures(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .reproduce import reproduce
+
+    written = reproduce(args.which, mode="full" if args.full else "quick", dataset=args.dataset, out=args.out,
+                        data_dir=args.data_dir, quiet=args.quiet)
+    for name, path in written.items():
+        print(f"{name}: {path} (and {path.with_suffix('.csv').name})")
+    return 0
+
+
+def _tables(args) -> int:
+    from .experiments import write_tables
+
+    result = write_tables(args.out, quick=args.quick, digits=args.digits, n_jobs=args.n_jobs, data_dir=args.data_dir,
+                          quiet=args.quiet)
+    print(result["markdown"])
+    return 0
+
+
+def _datasets(args) -> int:
+    from .datasets import data_directory, data_status
+
+    folder = data_directory(args.data_dir)
+    print(f"data directory: {folder} (--data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel)")
+    status = data_status(args.data_dir)
+    for row in status.itertuples():
+        state = "ok" if row.checksum_ok else ("WRONG CHECKSUM" if row.present else "missing")
+        print(f"  {row.file:28s} {state}")
+    missing = status[~status.checksum_ok]
+    if len(missing):
+        print("missing files are downloaded on first use when the network allows; otherwise put them in the "
+              "data directory. Sources:")
+        for row in missing.itertuples():
+            print(f"  {row.file}: {row.source}")
+    print("always available: scikit-learn's bundled digits (indkernel.datasets.load_digits_pair)")
+    return 0
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="indkernel",
-        description="Support vector machines with indefinite kernels (Luss & d'Aspremont), "
-                    "with certified duality gaps.",
-    )
+        prog="indkernel", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Support vector machines with indefinite kernels (Luss & d'Aspremont), with certified "
+                    "duality gaps: solve problems, compare methods, reproduce the paper's figures and tables.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    demo = commands.add_parser(
-        "demo", help="solve the Simpson-score problem of the bundled digits 3 vs 5 and print certified bounds",
-        description="Build the Simpson-score kernel of scikit-learn's bundled digits 3 vs 5, solve the "
-                    "indefinite SVM by projected gradient and print the lower bound, the certified upper "
-                    "bound and the gap. Exit code 0 when the gap reached the tolerance, 1 otherwise.")
-    demo.add_argument("--C", type=float, default=10.0, help="misclassification penalty (default 10)")
-    demo.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1)")
-    demo.add_argument("--tol", type=float, default=1e-3, help="relative gap tolerance (default 1e-3)")
-    demo.add_argument("--max-iter", type=int, default=2000, help="iteration cap (default 2000)")
-    demo.set_defaults(run=_demo)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--quiet", action="store_true", help="no progress bars or messages")
+    common.add_argument("--data-dir", default=None, help="folder of the paper's data sets")
+
+    problem = argparse.ArgumentParser(add_help=False, parents=[common])
+    problem.add_argument("data", nargs="?", metavar="DATA", help="features or a similarity (see below); "
+                         "default: the embedded digits 3 vs 5")
+    problem.add_argument("--labels", help="labels for a .npy DATA file (.npy, or one label a line)")
+    problem.add_argument("--similarity", choices=SIMILARITIES, default="simpson",
+                         help="similarity computed from features (default simpson; ignored for a precomputed K)")
+    problem.add_argument("--gamma", type=float, default=0.05, help="width of the tangent / gaussian similarity")
+    problem.add_argument("--a", type=float, default=0.01, help="slope a of the sigmoid tanh(a<x, y> + r)")
+    problem.add_argument("--r", type=float, default=0.0, help="offset r of the sigmoid")
+    problem.add_argument("--C", type=float, default=10.0, help="misclassification penalty (default 10)")
+    problem.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1)")
+    problem.add_argument("--class-weight", choices=("balanced",), default=None,
+                         help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
+    problem.add_argument("--tol", type=float, default=1e-6, help="relative certified gap to reach (default 1e-6)")
+    problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
+
+    solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
+                                description="Solve eq:kern_learn and print lower bound, certified upper bound "
+                                            "and gap. Exit code 0 when the gap met --tol, 1 otherwise.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    solve.add_argument("--method", choices=("pg", "apg", "accpm", "exchange", "sdp"), default="apg")
+    solve.add_argument("--alpha-out", help="write the solution alpha here (.npy)")
+    solve.add_argument("--history-out", help="write the history (iteration, time, lower, upper, gap) here (.csv)")
+    solve.set_defaults(run=_solve)
+
+    compare = commands.add_parser("compare", parents=[problem], help="run several methods on one problem",
+                                  description="Run several methods on the same problem; print a table and "
+                                              "optionally plot the certified gaps.")
+    compare.add_argument("--methods", nargs="+", default=["pg", "apg", "accpm"],
+                         choices=("pg", "apg", "accpm", "exchange", "sdp"))
+    compare.add_argument("--plot", help="write the gap-versus-iteration/time plot here (.png)")
+    compare.set_defaults(run=_compare)
+
+    figures = commands.add_parser("figures", parents=[common], help="reproduce the paper's convergence and "
+                                  "timing figures (CSV and PNG)",
+                                  description="fig:convergence_figures and fig:time_figures: compute the long "
+                                              "tables, save them as CSV and draw the PNGs into --out.")
+    figures.add_argument("which", nargs="?", choices=("convergence", "timing", "all"), default="all")
+    size = figures.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="small subsets, few runs (default; minutes)")
+    size.add_argument("--full", action="store_true", help="the paper's sizes and 10 runs (an hour or more)")
+    figures.add_argument("--dataset", choices=("digits", "usps"), default="digits",
+                         help="digits: embedded (default); usps: USPS 3 vs 5 from the data directory")
+    figures.add_argument("--out", default="indkernel-figures", help="output folder (default ./indkernel-figures)")
+    figures.set_defaults(run=_figures)
+
+    tables = commands.add_parser("tables", parents=[common], help="reproduce the paper's three tables",
+                                 description="table:data_stats, table:gen_performance and "
+                                             "table:gen_performance_perturbSVM with the paper's protocol.")
+    tables.add_argument("--quick", action="store_true", help="subsets of 120 points, small grids")
+    tables.add_argument("--digits", action="store_true", help="the embedded digits instead of the paper's data")
+    tables.add_argument("--n-jobs", type=int, default=2, help="parallel cross-validation fits (default 2)")
+    tables.add_argument("--out", default="indkernel-tables", help="output folder (default ./indkernel-tables)")
+    tables.set_defaults(run=_tables)
+
+    data = commands.add_parser("datasets", parents=[common], help="where the data directory is and what it holds")
+    data.set_defaults(run=_datasets)
     return parser
+
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"indkernel {args.command}: error: {exc}", file=sys.stderr)
         return 2
+
 
 if __name__ == "__main__":
     sys.exit(main())

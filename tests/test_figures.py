@@ -81,3 +81,14 @@ def test_convergence_and_timing_quick(tmp_path):
         assert set(table.method) == methods and {"run", "iteration", "time", "lower", "upper", "gap"} <= set(table)
         keys = [c for c in ("method", "run", "n", "rho") if c in table]
         assert all((group.gap.diff().dropna() <= 1e-12).all() for _, group in table.groupby(keys))
+
+
+def test_notebook_runs(tmp_path):
+    """figures/verify_gaps.ipynb executes top to bottom (its cells assert the certified brackets)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(FIGURES / "verify_gaps.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = "".join(o.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs)
+    assert "p* lies in" in outputs and "optimal" in outputs
