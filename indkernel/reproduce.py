@@ -58,7 +58,7 @@ class TimingSetting:
 
 
 CONVERGENCE = {"quick": ConvergenceSetting(n=40, runs=3, iterations=60),
-               "full": ConvergenceSetting(n=200, runs=10, iterations=500)}
+               "full": ConvergenceSetting(n=100, runs=10, iterations=500)}
 TIMING = {"quick": TimingSetting(sizes=(20, 40), runs=2, rhos=(1.0,), time_limit=5.0),
           "full": TimingSetting(sizes=(50, 100, 200, 300, 400, 500, 767), runs=10)}
 

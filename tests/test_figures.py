@@ -92,3 +92,8 @@ def test_notebook_runs(tmp_path):
     NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = "".join(o.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs)
     assert "p* lies in" in outputs and "optimal" in outputs
+
+
+def test_kernel_times_quick():
+    table = load("kernel_times").main(quick=True)
+    assert len(table) == 5 and (table[["full", "train", "test_train"]] > 0).all().all()
