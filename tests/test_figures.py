@@ -74,8 +74,9 @@ def test_convergence_and_timing_quick(tmp_path):
     of every method, the PNG is drawn, and the certified gaps never increase within a run."""
     import pandas as pd
 
+    pngs = load("paper_figures").main(quick=True, dataset="digits", out=tmp_path, quiet=True)
     for name, methods in (("convergence", {"pg", "accpm", "apg"}), ("timing", {"pg", "accpm", "exchange", "apg"})):
-        png = load(name).main(quick=True, dataset="digits", out=tmp_path, quiet=True)
+        png = pngs[name]
         assert png.is_file() and png.stat().st_size > 10_000
         table = pd.read_csv(png.with_suffix(".csv"))
         assert set(table.method) == methods and {"run", "iteration", "time", "lower", "upper", "gap"} <= set(table)
