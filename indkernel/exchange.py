@@ -30,9 +30,12 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
     for _ in run.iterations():
         model = problem.siqclp_model(kernels, factors)
         try:
-            t = _solve_master(model, solver)
+            t = _solve_master(model, solver, run.remaining)
         except Exception as exc:  # a conic solver failure ends the run with its reason
-            run.fail("failed", f"the SIQCLP master failed: {exc}")
+            if run.remaining == 0.0:
+                run.fail("time_limit", f"stopped at time_limit={run.time_limit:g} s inside a master solve")
+            else:
+                run.fail("failed", f"the SIQCLP master failed: {exc}")
             return
         alpha = problem.from_model(model.variables["alpha"].value)
         own_gaps.append(t - problem.objective(alpha))
@@ -47,10 +50,21 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
         factors.append(formulations.psd_factor(kernels[-1]))
 
 
-def _solve_master(model, solver: str) -> float:
+#: The time-limit setting of each conic solver, so a master solve ends with the run's time_limit.
+TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+
+
+def _solve_master(model, solver: str, seconds: float | None) -> float:
     try:
-        return model.solve(solver=solver)
+        return model.solve(solver=solver, **_time_limit(solver, seconds))
     except Exception:
         if solver == formulations.SECOND_OPINION:
             raise
-        return model.solve(solver=formulations.SECOND_OPINION, **formulations.ACCURATE[formulations.SECOND_OPINION])
+        second = formulations.SECOND_OPINION
+        return model.solve(solver=second, **formulations.ACCURATE[second], **_time_limit(second, seconds))
+
+
+def _time_limit(solver: str, seconds: float | None) -> dict:
+    if seconds is None or solver not in TIME_LIMIT_SETTINGS:
+        return {}
+    return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}

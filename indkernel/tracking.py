@@ -134,6 +134,12 @@ class Run:
         return time.perf_counter() - self._start
 
     @property
+    def remaining(self) -> float | None:
+        """Seconds left before ``time_limit`` (None without one), for methods that call a solver
+        which takes a time limit of its own."""
+        return None if self.time_limit is None else max(self.time_limit - self.seconds, 0.0)
+
+    @property
     def gap_measure(self) -> float:
         gap = self.upper - self.lower
         return gap if self.absolute else gap / max(abs(self.lower), np.finfo(float).tiny)

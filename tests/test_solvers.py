@@ -67,6 +67,16 @@ def test_stops_at_time_limit_and_says_so():
     assert time.perf_counter() - start < 5
 
 
+def test_exchange_passes_the_time_limit_to_its_master_solves():
+    """A master solve cannot be interrupted from outside, so the conic solver gets the time left:
+    the run ends near time_limit even when one master takes longer than that."""
+    K0, y = FACTORIES["digits"](120, 9)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="time_limit=0.5"):
+        result = solve(SVMProblem(K0, y, C=10.0), "exchange", tol=1e-12, time_limit=0.5, refine_every=None)
+    assert result.status == "time_limit" and time.perf_counter() - start < 3
+
+
 def test_absolute_tolerance():
     K0, y = FACTORIES["random"](15, 2)
     result = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-3, absolute=True)
