@@ -10,29 +10,18 @@ the ``kernel-times`` markers.
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from indkernel import kernels
 from indkernel.datasets import load_digits_pair, load_usps
-from indkernel.report import update_readme_block
+from indkernel.report import median_seconds, update_readme_block
 
 HERE = Path(__file__).resolve().parent
 SIMILARITIES = {"Simpson": kernels.simpson, "tangent distance": kernels.tangent_distance,
                 "sigmoid": lambda X, Y=None: kernels.sigmoid(X, Y, a=1 / X.shape[1], r=0.0),
                 "linear": kernels.linear, "Gaussian": lambda X, Y=None: kernels.gaussian(X, Y, gamma=0.02)}
-
-
-def median_seconds(function, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
 
 
 def main(quick: bool = False) -> pd.DataFrame:

@@ -13,7 +13,6 @@ log-log slope of the update's time from n = 500 to 2000. Saves ``oracle_benchmar
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ import pandas as pd
 from indkernel import SVMProblem
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
-from indkernel.report import update_readme_block
+from indkernel.report import median_seconds, update_readme_block
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,15 +38,6 @@ def random_indefinite(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 KERNELS = {"USPS Simpson": usps_simpson, "random indefinite": random_indefinite}
-
-
-def median_seconds(call, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def oracle_call(problem: SVMProblem, points):

@@ -82,7 +82,7 @@ def _fmt(seconds):
 def main(quick: bool = False, cap: float = 120.0) -> pd.DataFrame:
     rhos = (1.0,) if quick else (0.1, 1.0, 10.0)
     cases = [("digits-sub", lambda: digits(30))] if quick else (
-        [("digits", digits)] + [(f"usps35", (lambda n=n: usps35(n))) for n in (100, 200, 400, 767)])
+        [("digits", digits)] + [("usps35", (lambda n=n: usps35(n))) for n in (100, 200, 400, 767)])
     methods = ("pg", "apg", "accpm", "exchange")
     rows = []
     for name, make in cases:

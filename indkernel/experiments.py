@@ -106,7 +106,7 @@ def _subset(X, y, size: int, seed: int):
     return X[pick], y[pick]
 
 
-def _similarities(kind: str, X: np.ndarray, split: Split, quick: bool) -> dict[str, Callable[[], np.ndarray]]:
+def _similarities(kind: str, X: np.ndarray, quick: bool) -> dict[str, Callable[[], np.ndarray]]:
     if kind == "SS":
         return {"simpson": _cached(lambda: kernels.simpson(X))}
     if kind == "TD1":
@@ -156,7 +156,7 @@ def load(name: str, *, quick: bool = False, data_dir=None, seed: int = 0, noisy:
         X = ((2.0 * X - 1.0) + noise + 2.0) / 4.0
     if kind == "sig" and source != "a1a":
         X = StandardScaler().fit(X[split.train]).transform(X)
-    return DataSet(name, X, y, positive, split, _similarities(kind, X, split, quick))
+    return DataSet(name, X, y, positive, split, _similarities(kind, X, quick))
 
 
 def _grids(quick: bool) -> tuple[list, list]:

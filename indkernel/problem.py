@@ -53,7 +53,7 @@ class IndefiniteProblem(ABC):
     _lo: np.ndarray
     _hi: np.ndarray
 
-    def __init__(self, K0: np.ndarray, rho: float, oracle: str, *, dim: int | None = None,
+    def __init__(self, K0: np.ndarray, rho: float, oracle, *, dim: int | None = None,
                  scale: np.ndarray | None = None):
         self.K0, self.rho, self.n = K0, rho, K0.shape[0]
         self.dim = self.n if dim is None else dim

@@ -167,14 +167,8 @@ class MercerProxy:
 
     name = "mercer"
 
-    def __init__(self, K0: np.ndarray):
-        self.K0 = K0
-
-    @cached_property
-    def norm(self) -> float:
-        """``‖K0‖₂ = λ_max(K0)``."""
-        n = self.K0.shape[0]
-        return float(scipy.linalg.eigvalsh(self.K0, subset_by_index=[n - 1, n - 1])[0])
+    def __init__(self, K0: np.ndarray, norm: float):
+        self.K0, self.norm = K0, norm  # norm: ‖K0‖₂, known from the PSD check
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
@@ -188,14 +182,14 @@ class MercerProxy:
 PSD_TOL = 1e-6
 
 
-def psd_part(K0: np.ndarray) -> np.ndarray:
-    """``K0`` if it is PSD, ``(K0)_+`` if its negative eigenvalues are round-off (above
-    ``-PSD_TOL·‖K0‖₂``, so the certified bounds are exact for a matrix that close to K0), else a
-    ValueError pointing to the indefinite-kernel problem."""
+def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(K, ‖K‖₂)`` with ``K = K0`` if it is PSD, ``(K0)_+`` if its negative eigenvalues are
+    round-off (above ``-PSD_TOL·‖K0‖₂``, so the certified bounds are exact for a matrix that close
+    to K0), else a ValueError pointing to the indefinite-kernel problem."""
     values = scipy.linalg.eigvalsh(K0)
     lowest, norm = float(values[0]), float(np.abs(values).max())
     if lowest >= 0:
-        return K0
+        return K0, norm
     if lowest < -PSD_TOL * norm:
         raise ValueError(
             f"K0 is not positive semidefinite (smallest eigenvalue {lowest:.3g}, largest {values[-1]:.3g}); "
@@ -203,7 +197,7 @@ def psd_part(K0: np.ndarray) -> np.ndarray:
         )
     d, V = scipy.linalg.eigh(K0)
     K = (V * np.maximum(d, 0.0)) @ V.T
-    return (K + K.T) / 2
+    return (K + K.T) / 2, norm
 
 
 #: Oracles by name; a problem takes ``oracle=<name>``.
@@ -211,10 +205,10 @@ ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy}
 
 
 def make_oracle(name, K0: np.ndarray):
-    """The oracle called ``name`` on ``K0`` (or an oracle class itself), else a ValueError listing
-    the known names."""
-    if isinstance(name, type):
-        return name(K0)
+    """The oracle called ``name`` on ``K0`` (or a ready oracle), else a ValueError listing the
+    known names."""
+    if not isinstance(name, str):
+        return name
     if name not in ORACLES:
         raise ValueError(f"oracle must be one of {sorted(ORACLES)}; got {name!r}")
     return ORACLES[name](K0)

@@ -1,11 +1,14 @@
-"""Numbers into the README: the benchmark scripts in ``figures/`` write their tables between
+"""Numbers into the README (and the timing helper of the benchmark scripts): the benchmark scripts in ``figures/`` write their tables between
 ``<!-- name:start -->`` and ``<!-- name:end -->`` markers, so the README quotes what a command
 in the repository printed."""
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
+
+import numpy as np
 
 
 def update_readme_block(readme: Path, name: str, markdown: str, command: str) -> None:
@@ -16,3 +19,13 @@ def update_readme_block(readme: Path, name: str, markdown: str, command: str) ->
         raise ValueError(f"{readme} has no {start} ... {end} block")
     block = f"{start}\n{markdown}\n\nMade by `{command}`.\n{end}"
     readme.write_text(re.sub(re.escape(start) + ".*" + re.escape(end), lambda _: block, text, flags=re.S))
+
+
+def median_seconds(call, repeats: int = 3) -> float:
+    """The median wall time of ``repeats`` calls of ``call()``, in seconds."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))

@@ -117,8 +117,8 @@ class PerturbSVMProblem(SVMProblem):
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False):
-        K0 = psd_part(check_kernel(K0, symmetrize=symmetrize))
-        super().__init__(K0, y, C, rho, class_weight=class_weight, oracle=MercerProxy)
+        K0, norm = psd_part(check_kernel(K0, symmetrize=symmetrize))
+        super().__init__(K0, y, C, rho, class_weight=class_weight, oracle=MercerProxy(K0, norm))
 
     def maxmin_model(self):
         return formulations.perturb_maxmin(self.K0, self.y, self.C, self.rho)
