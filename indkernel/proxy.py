@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Callable
 
+import numba
 import numpy as np
 import scipy.linalg
 
@@ -108,30 +109,32 @@ class RankOneProxy(EighProxy):
         super().__init__(K0)
         self.fallbacks = 0
         self._probe = np.random.default_rng(0)
-        self._workspace = np.empty(K0.shape[0] ** 2)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
-        z = V0.T @ u
+        z = rank_one.transposed_product(V0, u)
         try:
-            eigen = rank_one.rank_one_eigen(d, z, sigma, self._workspace)
+            eigen = rank_one.rank_one_eigen(d, z, sigma)
         except rank_one.SecularEquationError:
             return self._fall_back(u, rho)
         negative = eigen.values < 0
         use_negative = negative.sum() <= negative.size - negative.sum()
         side = negative if use_negative else ~negative
-        values, W = eigen.values[side], eigen.vectors(side)
-        if not self._vectors_check_out(d, z, sigma, values, W):
+        values = eigen.values[side]
+        r = self._probe.standard_normal(values.size)
+        t, x, y = eigen.eigenvector_sums(side, r)  # t = A_-u or A_+u, in V0 coordinates
+        if not self._vectors_check_out(d, z, sigma, r, x, y):
             return self._fall_back(u, rho)
-        t = W @ (values * (W.T @ z))  # A_-u or A_+u, in V0 coordinates
         uu = u @ u
-        Ku = V0 @ (d * z - t) + sigma * uu * u if use_negative else V0 @ t
+        Ku = rank_one.product(V0, d * z - t if use_negative else t, numba.get_num_threads())
+        if use_negative:
+            Ku += sigma * uu * u
         neg_values = eigen.values[negative]
         value = -0.5 * (z @ (d * z)) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
 
         def make_kernel() -> np.ndarray:
-            Y = V0 @ W
+            Y = V0 @ eigen.vectors(side)
             K = (Y * values) @ Y.T
             if use_negative:
                 K = self.K0 + sigma * np.outer(u, u) - K
@@ -139,19 +142,17 @@ class RankOneProxy(EighProxy):
 
         return ProxyPoint(u, Ku, float(value), make_kernel)
 
-    def _vectors_check_out(self, d, z, sigma, values, W) -> bool:
-        """Eigen-residual and orthogonality of ``W`` along one random combination of its columns:
-        O(nm), and a bad column shows with probability one."""
-        if W.shape[1] == 0:
+    def _vectors_check_out(self, d, z, sigma, r, x, y) -> bool:
+        """Eigen-residual ``‖A'x - WΛr‖`` and orthogonality ``|‖x‖² - ‖r‖²| = |rᵀ(WᵀW - I)r|`` of the
+        eigenvectors W used, along the random combination ``x = Wr`` (``y = WΛr``, ``A' = diag(d) +
+        σzzᵀ``): O(n), and a bad column shows with probability one."""
+        if r.size == 0:
             return True
         scale = max(float(np.abs(d).max()), sigma * float(z @ z), np.finfo(float).tiny)
-        r = self._probe.standard_normal(W.shape[1])
-        x = W @ r
-        residual = d * x + sigma * (z @ x) * z - W @ (values * r)
-        orthogonality = W.T @ x - r
-        norm = float(np.linalg.norm(r))
-        return bool(np.linalg.norm(residual) <= self.CHECK_TOL * scale * norm
-                    and np.linalg.norm(orthogonality) <= self.CHECK_TOL * norm)
+        residual = d * x + sigma * (z @ x) * z - y
+        rr = float(r @ r)
+        return bool(np.linalg.norm(residual) <= self.CHECK_TOL * scale * np.sqrt(rr)
+                    and abs(float(x @ x) - rr) <= self.CHECK_TOL * rr)
 
     def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
         self.fallbacks += 1

@@ -1,106 +1,332 @@
 """Eigenpairs of ``diag(d) + ρzzᵀ`` in O(n²): the rank-one update of section "Computing proxy kernels".
 
-Steps (Golub 1973; Bunch, Nielsen & Sorensen 1978; Gu & Eisenstat 1994; as LAPACK's divide and
-conquer does them in ``dlaed2/3/8/9``):
+Steps (Golub 1973; Bunch, Nielsen & Sorensen 1978; Li 1993; Gu & Eisenstat 1994; as LAPACK's
+divide and conquer does them in ``dlaed2/3/4``):
 
 1. **Deflation.** With ``‖z‖ = 1`` and ``tol = 8 eps max(max|d|, ρ)``: a component with
    ``ρ|z_i| <= tol`` leaves ``(d_i, e_i)`` an eigenpair; two poles with ``|(d_q - d_p) c s| <= tol``
    after the Givens rotation that zeroes ``z_p`` leave ``(c²d_p + s²d_q, e_p)`` one. The remaining
    poles are strictly increasing and their ``z`` components are not small.
-2. **Secular equation** ``1 + ρ Σ z_i²/(d_i - λ) = 0``: one root in each ``(d_j, d_{j+1})`` and
-   one in ``(d_K, d_K + ρ)`` (interlacing holds by construction), found by LAPACK's ``dlaed4``
-   (the rational-interpolation zero finder of divide and conquer), which also returns the
-   differences ``d_i - λ_j`` to high relative accuracy.
+2. **Secular equation** ``f(λ) = 1/ρ + Σ z_i²/(d_i - λ) = 0``: one root in each ``(d_j, d_{j+1})``
+   and one in ``(d_K, d_K + ρ]``, so interlacing holds by construction. Each root is kept as
+   ``λ_j = d_o + τ_j`` from its nearer pole ``d_o``, so every difference ``d_i - λ_j =
+   (d_i - d_o) - τ_j`` has high relative accuracy. The zero finder is LAPACK's ``dlaed4``
+   scheme: a start from the two nearest poles, then Li's "middle way" (both sides of the
+   sum interpolated by one pole each, a quadratic per step, converging quadratically),
+   safeguarded by a bracket (Newton, then bisection, whenever a step leaves it) and stopped
+   by ``dlaed4``'s rounding-error bound on ``f``.
 3. **Gu–Eisenstat.** The computed roots are the exact eigenvalues of ``diag(d) + ρẑẑᵀ`` with
-   ``ẑ_i² = Π_j (λ_j - d_i) / (ρ Π_{j≠i} (d_j - d_i))`` (Löwner); its eigenvectors
-   ``ẑ / (d - λ_j)``, normalized, are orthogonal to working precision.
+   ``ẑ_i² = -(d_i - λ_i) Π_{j≠i} (d_i - λ_j)/(d_i - d_j) / ρ`` (Löwner); its eigenvectors
+   ``ẑ / (d - λ_j)``, normalized, are orthogonal to working precision. The product is
+   accumulated while the roots are found, so the K×K differences are never stored, and
+   eigenvectors are formed only for the eigenvalues asked for.
 
-Why LAPACK and not numba: ``dlaed4`` is the reference implementation of the zero finder, already
-compiled and shipped inside SciPy (reached through ``scipy.linalg.cython_lapack``'s function
-pointers), so the project gains no dependency and no JIT warm-up. (Two threads calling it were
-slower than one on this 2-core machine, so there is one loop.) LAPACK's own ``dlaed9`` would
-also do step 3, but it forms every eigenvector and measured 5x slower than the blocked NumPy
-Löwner product below.
+Why numba and not LAPACK's ``dlaed4`` (reached through ``scipy.linalg.cython_lapack``, the
+previous design): ``dlaed4`` is scalar code called once per root; at n = 2000 those calls alone
+took 40 ms, 40 passes over an n×n matrix, and the K×K differences it returns had to be stored
+and read twice more (Löwner, eigenvectors). Compiled here, the sums over the poles run in SIMD
+(their terms share a sign, so their order is free), the roots are split between threads, the
+Löwner product is fused into the root loop, and the eigenvector sums the oracle needs are
+formed column by column without storing a column block. Numba compiles once per machine
+(``cache=True``); the only new dependency is numba itself.
 """
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
-from functools import lru_cache
 
+import numba
 import numpy as np
 
 EPS = np.finfo(np.float64).eps
-#: Columns per block of the Löwner product (keeps the temporaries in cache).
-LOEWNER_BLOCK = 64
-
-
-@lru_cache(maxsize=None)
-def _dlaed4():
-    """LAPACK's ``dlaed4(K, I, D, Z, DELTA, RHO, DLAM, INFO)`` as a ctypes function."""
-    from scipy.linalg import cython_lapack
-
-    capsule = cython_lapack.__pyx_capi__["dlaed4"]
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    address = api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
-    return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 8)(address)
+#: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
+MAX_STEPS = 100
+#: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
+#: have the same sign, so any order has the same error bound). Only these sums use it.
+_SUMS = {"reassoc", "contract"}
 
 
 class SecularEquationError(RuntimeError):
-    """LAPACK's zero finder did not converge for a root."""
+    """The zero finder did not converge for a root."""
 
 
-def secular_roots(d: np.ndarray, z: np.ndarray, rho: float, out: np.ndarray | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """All roots of ``1 + ρ Σ z_i²/(d_i - λ) = 0`` for strictly increasing ``d``, ``‖z‖ = 1``, ρ > 0.
+@numba.njit(cache=True, error_model="numpy", fastmath=_SUMS)
+def _pole_sums(p, z2, tau, start, stop, near_end_last, q):
+    """``Σ z_i²/(p_i - τ)``, ``Σ z_i²/(p_i - τ)²`` over ``start <= i < stop``, and ``dlaed4``'s bound on
+    the rounding error of summing from the far end to the near one (the sum of the partial sums'
+    magnitudes: each term counted once per partial sum it is in). Leaves ``q_i = 1/(p_i - τ)``."""
+    p, z2, q = p[start:stop], z2[start:stop], q[start:stop]  # (slices from 0 let LLVM vectorize)
+    count = p.size
+    first, slope = (count, -1) if near_end_last else (1, 1)
+    s = ds = dds = e = 0.0
+    for i in range(count):
+        q[i] = 1.0 / (p[i] - tau)
+        term = z2[i] * q[i]
+        s += term
+        ds += term * q[i]
+        dds += term * q[i] * q[i]
+        e += term * (first + slope * i)
+    return s, ds, dds, abs(e)
 
-    Returns ``(lam, delta)`` with ``lam`` ascending and ``delta[:, j] = d - lam[j]`` computed by
-    ``dlaed4`` to high relative accuracy, a (K, K) Fortran-ordered array (in ``out``, a flat
-    float64 buffer of at least K² entries, when given). For K <= 2, ``dlaed4`` returns the
-    normalized eigenvectors in ``delta`` instead (LAPACK's convention).
-    """
+
+@numba.njit(cache=True, error_model="numpy")
+def _quadratic_root(c, a, b, low, high):
+    """The root of ``c x² - a x + b = 0`` in ``(low, high)`` (the smaller one if both are), else NaN."""
+    if c == 0.0:
+        candidates = (b / a if a != 0.0 else np.nan, np.nan)
+    else:
+        q = a + np.copysign(np.sqrt(abs(a * a - 4.0 * b * c)), a)
+        candidates = (2.0 * b / q if q != 0.0 else np.nan, q / (2.0 * c))
+    best = np.nan
+    for x in candidates:
+        if low < x < high and (np.isnan(best) or abs(x) < abs(best)):
+            best = x
+    return best
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _two_pole_step(w, slope_left, slope_right, dl, dr, low, high):
+    """Li's middle way: the step η to the root, in ``(low, high)``, of ``c + s_l/(dl - η) +
+    s_r/(dr - η)``, each side of a sum of poles replaced by its nearest pole (at distance ``dl``,
+    ``dr``) with the weight that matches that side's slope; ``c`` matches the value ``w``."""
+    return _quadratic_root(w - dl * slope_left - dr * slope_right,
+                           (dl + dr) * w - dl * dr * (slope_left + slope_right), dl * dr * w, low, high)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _pole(weight, distance, x):
+    """``weight/(distance - x)`` and its slope (0 for a missing pole: weight 0, distance ∞)."""
+    if weight == 0.0:
+        return 0.0, 0.0
+    q = 1.0 / (distance - x)
+    return weight * q, weight * q * q
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _model_root(c, w_far_left, a_far_left, w_left, a_left, w_right, a_right, w_far_right, a_far_right,
+                pole_low, pole_high, low, high):
+    """The root in ``(low, high)`` of the local model ``m(x) = c + Σ w_k/(a_k - x)`` of f (weights
+    >= 0, so m increases between its poles): middle-way steps on m itself, bracketed. O(1)."""
+    x = 0.0
+    for _ in range(MAX_STEPS):
+        t1, s1 = _pole(w_far_left, a_far_left, x)
+        t2, s2 = _pole(w_left, a_left, x)
+        t3, s3 = _pole(w_right, a_right, x)
+        t4, s4 = _pole(w_far_right, a_far_right, x)
+        m = c + t1 + t2 + t3 + t4
+        if abs(m) <= 4.0 * EPS * (abs(c) + abs(t1) + abs(t2) + abs(t3) + abs(t4)):
+            return x  # m is zero to its own rounding
+        if m < 0:
+            low = max(low, x)
+        else:
+            high = min(high, x)
+        step = x + _two_pole_step(m, s1 + s2, s3 + s4, a_left - x, a_right - x, pole_low - x, pole_high - x)
+        if not low < step < high:
+            step = 0.5 * (low + high)
+        if step == x or not abs(step - x) > 2.0 * EPS * abs(step):
+            return step
+        x = step
+    return x
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _find_root(d, z2, rho, j, p, q):
+    """Root ``j`` of ``f(λ) = 1/ρ + Σ z_i²/(d_i - λ)`` (strictly increasing d, ``Σ z_i² = 1``) as
+    ``(o, τ)`` with ``λ_j = d_o + τ``; the work arrays (length K) are left holding ``p = d - d_o``
+    and ``q = 1/(p - τ)``. ``o = -1`` if the zero finder did not converge.
+
+    Each step solves a local model of f: the two poles bracketing the root exact, and each side's
+    remaining poles replaced by their nearest one, weighted to match the rest's value, slope and
+    curvature (Gragg's osculating fit; each side's own slope, Li's middle way, when that fit
+    gives a negative weight). The first evaluation, at the middle of the interval (beyond the
+    last pole: at ρ/2), also decides which half holds the root and so its nearer pole."""
     K = d.size
-    d, z = np.ascontiguousarray(d), np.ascontiguousarray(z)
-    lam = np.empty(K)
-    delta = (np.empty(K * K) if out is None else out[: K * K]).reshape((K, K), order="F")
-    dlaed4, column = _dlaed4(), delta.ctypes.data
-    K_c, j_c, rho_c = ctypes.c_int(K), ctypes.c_int(), ctypes.c_double(rho)
-    root, info = ctypes.c_double(), ctypes.c_int()
-    args = [ctypes.byref(K_c), ctypes.byref(j_c), d.ctypes.data, z.ctypes.data, None,
-            ctypes.byref(rho_c), ctypes.byref(root), ctypes.byref(info)]
-    for j in range(K):
-        j_c.value, args[4] = j + 1, column + 8 * K * j
-        dlaed4(*args)
-        if info.value:
-            raise SecularEquationError(f"dlaed4 did not converge for root {j} of {K} (info {info.value})")
-        lam[j] = root.value
-    return lam, delta
+    if K == 1:
+        p[0], q[0] = 0.0, -1.0 / (rho * z2[0])
+        return 0, rho * z2[0]
+    last = j == K - 1
+    left = K - 2 if last else j
+    right = left + 1
+    rho_inv = 1.0 / rho
+    origin = K - 1 if last else left
+    shift = d[origin]
+    for i in range(K):
+        p[i] = d[i] - shift
+    half = 0.5 * rho if last else 0.5 * (d[right] - d[left])
+    tau, lower, upper = half, 0.0, 0.0
+    for count in range(MAX_STEPS):
+        psi, dpsi, d2psi, e_psi = _pole_sums(p, z2, tau, 0, left, True, q)
+        phi, dphi, d2phi, e_phi = _pole_sums(p, z2, tau, right + 1, K, False, q)
+        al, ar = p[left] - tau, p[right] - tau
+        q[left], q[right] = 1.0 / al, 1.0 / ar
+        tl, tr = z2[left] * q[left], z2[right] * q[right]
+        w = rho_inv + psi + tl + phi + tr
+        if count == 0:
+            if last:
+                lower, upper = (0.0, half) if w >= 0 else (half, rho)
+            else:
+                lower, upper = (0.0, half) if w >= 0 else (half, 2.0 * half)
+        else:
+            slopes = dpsi + dphi + tl * q[left] + tr * q[right]
+            bound = 8.0 * (phi + tr - psi - tl) + e_psi + e_phi + 2.0 * rho_inv + 3.0 * (abs(tl) + abs(tr)) \
+                + abs(tau) * slopes
+            if abs(w) <= EPS * bound:
+                return origin, tau
+            if w <= 0:
+                lower = max(lower, tau)
+            else:
+                upper = min(upper, tau)
+        # the rest of each side as one pole, next beyond the bracketing ones
+        a = p[left - 1] - tau if left >= 1 else np.inf
+        b = p[right + 1] - tau if right + 1 < K else np.inf
+        u, v = dpsi, dphi
+        if left >= 1 and right + 1 < K:
+            fit = ((d2psi + d2phi) * b - dpsi - dphi) * a / (b - a)
+            if 0 < fit < dpsi + dphi:
+                u, v = fit, dpsi + dphi - fit
+        c = w - tl - tr - (u * a if left >= 1 else 0.0) - (v * b if right + 1 < K else 0.0)
+        pole_low, pole_high = (ar, np.inf) if last else (al, ar)
+        eta = _model_root(c, u * a * a if left >= 1 else 0.0, a, z2[left], al, z2[right], ar,
+                          v * b * b if right + 1 < K else 0.0, b, pole_low, pole_high,
+                          max(pole_low, lower - tau), min(pole_high, upper - tau))
+        step = tau + eta
+        if count == 0 and not last and w < 0:  # the root is nearer d_right: measure from there
+            origin, shift = right, d[right]
+            for i in range(K):
+                p[i] = d[i] - shift
+            tau, step, lower, upper = tau - 2.0 * half, step - 2.0 * half, -half, 0.0
+        if not lower < step < upper:
+            step = 0.5 * (lower + upper)
+        if step == tau:
+            return origin, tau
+        tau = step
+    return -1, tau
 
 
-def loewner_vector(d: np.ndarray, delta: np.ndarray, z: np.ndarray, rho: float) -> np.ndarray:
-    """Gu–Eisenstat's ẑ: the vector for which the computed roots are exact eigenvalues.
+@numba.njit(cache=True, error_model="numpy", parallel=True)
+def _secular_roots(d, z, rho, origin, tau, threads):
+    """All roots (into ``origin``, ``τ``) and the Löwner vector ẑ, accumulated root by root.
 
-    ``ẑ_i² = -(d_i - λ_i) Π_{j≠i} (d_i - λ_j)/(d_i - d_j) / ρ``; every factor is close to 1 by
-    interlacing, so the running product neither overflows nor underflows. Signs follow ``z``.
-    """
+    Returns ``(ẑ, failures)``. The product is kept inverted, ``R_i = Π_{j≠i} (d_i - d_j) / Π_j
+    (d_i - λ_j)``, so each root multiplies by ``(d_i - d_j) q_i`` with the ``q = 1/(d - λ_j)`` of
+    its last evaluation: no division. The roots are split into one contiguous chunk per thread,
+    each with its own partial product (bounded by interlacing: no over- or underflow)."""
     K = d.size
-    product = np.ones(K)
-    for start in range(0, K, LOEWNER_BLOCK):
-        block = slice(start, min(start + LOEWNER_BLOCK, K))
-        gaps = d[:, None] - d[None, block]
-        rows = np.arange(start, block.stop)
-        gaps[rows, rows - start] = 1.0  # the j = i factor is d_i - λ_i alone
-        product *= np.prod(delta[:, block] / gaps, axis=1)
-    return np.copysign(np.sqrt(np.maximum(-product, 0.0) / rho), z)
+    z2 = z * z
+    chunks = min(threads, K)
+    inverse = np.ones((chunks, K))
+    failures = np.zeros(chunks, np.int64)
+    for c in numba.prange(chunks):
+        p, q = np.empty(K), np.empty(K)
+        product = inverse[c]
+        for j in range(c * K // chunks, (c + 1) * K // chunks):
+            o, t = _find_root(d, z2, rho, j, p, q)
+            if o < 0:
+                failures[c] += 1
+                continue
+            origin[j], tau[j] = o, t
+            own, dj = product[j], d[j]
+            for i in range(K):
+                product[i] *= (d[i] - dj) * q[i]
+            product[j] = own * q[j]
+    z_hat = np.empty(K)
+    for i in range(K):
+        total = 1.0
+        for c in range(chunks):
+            total *= inverse[c, i]
+        z_hat[i] = np.copysign(np.sqrt(max(-1.0 / total, 0.0) / rho), z[i])
+    return z_hat, failures.sum()
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _column(d, z_hat, o, t, out):
+    """Eigenvector ``ẑ / (d - λ)`` for ``λ = d_o + τ`` into ``out``, unnormalized; returns its norm."""
+    do = d[o]
+    for i in range(d.size):
+        out[i] = z_hat[i] / ((d[i] - do) - t)
+    return np.sqrt(_dot(out, out))
+
+
+@numba.njit(cache=True, error_model="numpy", fastmath=_SUMS)
+def _dot(a, b):
+    s = 0.0
+    for i in range(a.size):
+        s += a[i] * b[i]
+    return s
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=True)
+def _eigenvectors(d, z_hat, origin, tau, roots):
+    """Normalized eigenvectors for the roots ``roots``, as an (m, K) array (one row each)."""
+    X = np.empty((roots.size, d.size))
+    for k in numba.prange(roots.size):
+        j = roots[k]
+        norm = _column(d, z_hat, origin[j], tau[j], X[k])
+        X[k] /= norm
+    return X
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=True)
+def _eigenvector_sums(d, z_hat, origin, tau, roots, lam, z, r, threads):
+    """With ``W`` the normalized eigenvectors of ``roots`` (never stored) and ``Λ = diag(lam)``:
+    ``(WΛWᵀz, Wr, WΛr)``, one column at a time, the columns split between threads."""
+    K, m = d.size, roots.size
+    chunks = max(min(threads, m), 1)
+    sums = np.zeros((chunks, 3, K))
+    for c in numba.prange(chunks):
+        w = np.empty(K)
+        t, x, y = sums[c, 0], sums[c, 1], sums[c, 2]
+        for k in range(c * m // chunks, (c + 1) * m // chunks):
+            j = roots[k]
+            norm = _column(d, z_hat, origin[j], tau[j], w)
+            a, b = lam[k] * _dot(w, z) / (norm * norm), r[k] / norm
+            for i in range(K):
+                t[i] += a * w[i]
+                x[i] += b * w[i]
+                y[i] += lam[k] * b * w[i]
+    total = sums[0].copy()
+    for c in range(1, chunks):
+        total += sums[c]
+    return total[0], total[1], total[2]
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=True, fastmath=_SUMS)
+def transposed_product(V: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``Vᵀu`` for a Fortran-ordered V (its columns contiguous), one dot product per column.
+
+    The rank-one oracle's products with ``V0`` are done here rather than by BLAS: between them
+    run numba's threads, and BLAS threads left waiting for work after a product slowed those
+    down by up to 30x on 2 cores."""
+    VT = V.T
+    out = np.empty(VT.shape[0])
+    for j in numba.prange(VT.shape[0]):
+        out[j] = _dot(VT[j], u)
+    return out
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=True)
+def product(V: np.ndarray, s: np.ndarray, threads: int) -> np.ndarray:
+    """``Vs`` for a Fortran-ordered V: each thread sums its share of the scaled columns."""
+    VT = V.T
+    m, n = VT.shape
+    chunks = max(min(threads, m), 1)
+    parts = np.zeros((chunks, n))
+    for c in numba.prange(chunks):
+        part = parts[c]
+        for j in range(c * m // chunks, (c + 1) * m // chunks):
+            column, sj = VT[j], s[j]
+            for i in range(n):
+                part[i] += sj * column[i]
+    out = parts[0].copy()
+    for c in range(1, chunks):
+        out += parts[c]
+    return out
 
 
 @dataclass
 class RankOneEigen:
-    """Eigendecomposition of ``diag(d) + ρzzᵀ`` (all eigenvalues, eigenvectors on request).
+    """Eigendecomposition of ``diag(d) + ρzzᵀ`` (all eigenvalues; eigenvectors, or the sums the
+    oracle needs of them, on request).
 
     Attributes
     ----------
@@ -110,48 +336,63 @@ class RankOneEigen:
     values: np.ndarray
     _source: np.ndarray          # per sorted eigenvalue: root index (>= 0) or -1 - deflated index
     _kept: np.ndarray            # indices of the non-deflated poles
-    _z_hat: np.ndarray | None    # Löwner vector on the kept poles (None for K <= 2)
-    _delta: np.ndarray | None
+    _poles: np.ndarray           # d on the kept poles
+    _z_hat: np.ndarray           # Löwner vector on the kept poles (up to scale)
+    _origin: np.ndarray          # root j = _poles[_origin[j]] + _tau[j]
+    _tau: np.ndarray
+    _z: np.ndarray               # the caller's z, rotated as deflation did
     _rotations: list             # (p, q, c, s) in the order applied
-    n: int
 
-    def vectors(self, select: np.ndarray) -> np.ndarray:
+    @property
+    def n(self) -> int:
+        return self.values.size
+
+    def vectors(self, select) -> np.ndarray:
         """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices)."""
         source = self._source[select]
         roots = source >= 0
-        S = None
-        if roots.any():
-            S = self._delta[:, source[roots]]
-            if self._z_hat is not None:  # (for K <= 2, dlaed4 returned the eigenvectors themselves)
-                np.divide(self._z_hat[:, None], S, out=S)
-                S /= np.linalg.norm(S, axis=0)
-        if S is not None and roots.all() and self._kept.size == self.n:
-            X = S  # nothing deflated: the common case, no copy
-        else:
-            X = np.zeros((self.n, source.size))
-            if S is not None:
-                X[np.ix_(self._kept, np.flatnonzero(roots))] = S
-            deflated = np.flatnonzero(~roots)
-            X[-1 - source[deflated], deflated] = 1.0
-        for p, q, c, s in reversed(self._rotations):  # back to the original coordinates: x = Gᵀx'
+        X = np.zeros((source.size, self.n))  # one row per vector; transposed on return
+        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots])
+        X[np.ix_(np.flatnonzero(roots), self._kept)] = rows
+        deflated = np.flatnonzero(~roots)
+        X[deflated, -1 - source[deflated]] = 1.0
+        return self._unrotate(X.T)
+
+    def eigenvector_sums(self, select, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For ``W = vectors(select)``, ``Λ = diag(values[select])`` and a vector ``r`` (length m):
+        ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W."""
+        source, lam = self._source[select], self.values[select]
+        roots = source >= 0
+        t, x, y = _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau,
+                                                   source[roots], lam[roots], self._z[self._kept], r[roots],
+                                                   numba.get_num_threads())
+        sums = np.zeros((3, self.n))
+        sums[:, self._kept] = t, x, y
+        deflated, index = np.flatnonzero(~roots), -1 - source[~roots]  # unit vectors e_index
+        sums[0, index] += lam[deflated] * self._z[index]
+        sums[1, index] += r[deflated]
+        sums[2, index] += lam[deflated] * r[deflated]
+        t, x, y = self._unrotate(sums.T).T
+        return t, x, y
+
+    def _unrotate(self, X: np.ndarray) -> np.ndarray:
+        """Back to the caller's coordinates (rows of X): ``x = Gᵀx'``."""
+        for p, q, c, s in reversed(self._rotations):
             X[p], X[q] = c * X[p] + s * X[q], -s * X[p] + c * X[q]
         return X
 
 
-def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float, workspace: np.ndarray | None = None) -> RankOneEigen:
+def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
     """Eigenvalues (and eigenvectors on request) of ``diag(d) + ρzzᵀ`` for ascending d and ρ >= 0.
 
-    O(n²) time; see the module docstring for the method. ``workspace``, a flat float64 buffer of
-    n² entries, is reused for the (K, K) differences; the result's :meth:`RankOneEigen.vectors`
-    reads it, so call that before the buffer's next use.
+    O(n²) time, O(n) memory; see the module docstring for the method.
 
     Raises
     ------
     SecularEquationError
-        If LAPACK's zero finder fails (callers fall back to a dense ``eigh``).
+        If the zero finder fails (callers fall back to a dense ``eigh``).
     """
     d, z = np.array(d, dtype=np.float64), np.array(z, dtype=np.float64)
-    n = d.size
     norm = float(np.linalg.norm(z))
     rho = rho * norm * norm
     z = z / norm if norm > 0 else z
@@ -160,27 +401,29 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float, workspace: np.ndarr
     rotations = []
     candidates = np.flatnonzero(~small)
     close = np.diff(d[candidates]) <= 2 * tol  # |(d_q - d_p) c s| <= tol needs a gap <= 2 tol
-    if close.any():
-        for position in np.flatnonzero(close):
-            p, q = candidates[position], candidates[position + 1]
-            tau = np.hypot(z[p], z[q])
-            c, s = z[q] / tau, z[p] / tau
-            if abs((d[q] - d[p]) * c * s) <= tol:
-                d[p], d[q] = c * c * d[p] + s * s * d[q], s * s * d[p] + c * c * d[q]
-                z[p], z[q] = 0.0, tau
-                small[p] = True
-                rotations.append((p, q, c, s))
+    for position in np.flatnonzero(close):
+        p, q = candidates[position], candidates[position + 1]
+        tau = np.hypot(z[p], z[q])
+        c, s = z[q] / tau, z[p] / tau
+        if abs((d[q] - d[p]) * c * s) <= tol:
+            d[p], d[q] = c * c * d[p] + s * s * d[q], s * s * d[p] + c * c * d[q]
+            z[p], z[q] = 0.0, tau
+            small[p] = True
+            rotations.append((p, q, c, s))
     kept = np.flatnonzero(~small)
+    poles = d[kept]
+    origin, tau = np.zeros(kept.size, np.int64), np.zeros(kept.size)
     if kept.size:
-        w = z[kept]  # dlaed4 wants a unit vector: fold the norm lost to deflation into ρ
+        w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
         w_norm = float(np.linalg.norm(w))
-        w, rho_kept = w / w_norm, rho * w_norm * w_norm
-        roots, delta = secular_roots(d[kept], w, rho_kept, out=workspace)
-        z_hat = loewner_vector(d[kept], delta, w, rho_kept) if kept.size > 2 else None
+        z_hat, failures = _secular_roots(poles, w / w_norm, rho * w_norm * w_norm, origin, tau,
+                                            numba.get_num_threads())
+        if failures:
+            raise SecularEquationError(f"the zero finder did not converge for {failures} of {kept.size} roots")
     else:
-        roots, delta, z_hat = np.empty(0), None, None
+        z_hat = np.zeros(0)
     deflated = np.flatnonzero(small)
-    values = np.concatenate([roots, d[deflated]])
+    values = np.concatenate([poles[origin] + tau, d[deflated]])
     source = np.concatenate([np.arange(kept.size), -1 - deflated])
     order = np.argsort(values, kind="stable")
-    return RankOneEigen(values[order], source[order], kept, z_hat, delta, rotations, n)
+    return RankOneEigen(values[order], source[order], kept, poles, z_hat, origin, tau, norm * z, rotations)

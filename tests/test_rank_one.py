@@ -98,7 +98,7 @@ def test_failures_fall_back_to_eigh_and_are_counted(monkeypatch):
     expected = dense(u, 0.5)
 
     def fail(*args):
-        raise SecularEquationError("dlaed4 did not converge")
+        raise SecularEquationError("the zero finder did not converge")
 
     monkeypatch.setattr(rank_one, "rank_one_eigen", fail)
     point = oracle(u, 0.5)
