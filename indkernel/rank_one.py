@@ -323,6 +323,42 @@ def product(V: np.ndarray, s: np.ndarray, threads: int) -> np.ndarray:
     return out
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _deflate(d, z, rho, tol):
+    """Deflation (step 1) in place on ``d`` and the unit ``z``: returns the mask of deflated
+    components and the Givens rotations ``(p, q, c, s)`` applied, in order."""
+    n = d.size
+    small = rho * np.abs(z) <= tol
+    rotations = np.empty((n, 4))
+    count = 0
+    p = -1  # the previous kept component
+    for q in range(n):
+        if small[q]:
+            continue
+        if p >= 0 and d[q] - d[p] <= 2.0 * tol:  # |(d_q - d_p) c s| <= tol needs a gap <= 2 tol
+            tau = np.hypot(z[p], z[q])
+            c, s = z[q] / tau, z[p] / tau
+            if abs((d[q] - d[p]) * c * s) <= tol:
+                d[p], d[q] = c * c * d[p] + s * s * d[q], s * s * d[p] + c * c * d[q]
+                z[p], z[q] = 0.0, tau
+                small[p] = True
+                rotations[count, 0], rotations[count, 1], rotations[count, 2], rotations[count, 3] = p, q, c, s
+                count += 1
+        p = q
+    return small, rotations[:count]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _unrotate(X, rotations):
+    """Rows of X back to the caller's coordinates, ``x = Gᵀx'`` (the rotations undone in reverse)."""
+    for k in range(rotations.shape[0] - 1, -1, -1):
+        p, q, c, s = int(rotations[k, 0]), int(rotations[k, 1]), rotations[k, 2], rotations[k, 3]
+        for i in range(X.shape[1]):
+            xp, xq = X[p, i], X[q, i]
+            X[p, i], X[q, i] = c * xp + s * xq, -s * xp + c * xq
+    return X
+
+
 @dataclass
 class RankOneEigen:
     """Eigendecomposition of ``diag(d) + ρzzᵀ`` (all eigenvalues; eigenvectors, or the sums the
@@ -336,12 +372,12 @@ class RankOneEigen:
     values: np.ndarray
     _source: np.ndarray          # per sorted eigenvalue: root index (>= 0) or -1 - deflated index
     _kept: np.ndarray            # indices of the non-deflated poles
-    _poles: np.ndarray           # d on the kept poles
+    _poles: np.ndarray           # d on the kept poles, divided by a power of 2
     _z_hat: np.ndarray           # Löwner vector on the kept poles (up to scale)
-    _origin: np.ndarray          # root j = _poles[_origin[j]] + _tau[j]
+    _origin: np.ndarray          # root j = (_poles[_origin[j]] + _tau[j]) times that power of 2
     _tau: np.ndarray
     _z: np.ndarray               # the caller's z, rotated as deflation did
-    _rotations: list             # (p, q, c, s) in the order applied
+    _rotations: np.ndarray       # rows (p, q, c, s), in the order applied
 
     @property
     def n(self) -> int:
@@ -356,30 +392,26 @@ class RankOneEigen:
         X[np.ix_(np.flatnonzero(roots), self._kept)] = rows
         deflated = np.flatnonzero(~roots)
         X[deflated, -1 - source[deflated]] = 1.0
-        return self._unrotate(X.T)
+        return _unrotate(X.T, self._rotations)
 
     def eigenvector_sums(self, select, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``W = vectors(select)``, ``Λ = diag(values[select])`` and a vector ``r`` (length m):
         ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W."""
         source, lam = self._source[select], self.values[select]
+        threads = numba.get_num_threads()
+        if self._kept.size == self.n:  # nothing deflated (the common case)
+            return _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source, lam, self._z, r, threads)
         roots = source >= 0
-        t, x, y = _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau,
-                                                   source[roots], lam[roots], self._z[self._kept], r[roots],
-                                                   numba.get_num_threads())
+        t, x, y = _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source[roots], lam[roots],
+                                    self._z[self._kept], r[roots], threads)
         sums = np.zeros((3, self.n))
         sums[:, self._kept] = t, x, y
         deflated, index = np.flatnonzero(~roots), -1 - source[~roots]  # unit vectors e_index
         sums[0, index] += lam[deflated] * self._z[index]
         sums[1, index] += r[deflated]
         sums[2, index] += lam[deflated] * r[deflated]
-        t, x, y = self._unrotate(sums.T).T
+        t, x, y = _unrotate(sums.T.copy(), self._rotations).T
         return t, x, y
-
-    def _unrotate(self, X: np.ndarray) -> np.ndarray:
-        """Back to the caller's coordinates (rows of X): ``x = Gᵀx'``."""
-        for p, q, c, s in reversed(self._rotations):
-            X[p], X[q] = c * X[p] + s * X[q], -s * X[p] + c * X[q]
-        return X
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
@@ -397,33 +429,27 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
     rho = rho * norm * norm
     z = z / norm if norm > 0 else z
     tol = 8 * EPS * max(float(np.max(np.abs(d), initial=0.0)), rho)
-    small = rho * np.abs(z) <= tol
-    rotations = []
-    candidates = np.flatnonzero(~small)
-    close = np.diff(d[candidates]) <= 2 * tol  # |(d_q - d_p) c s| <= tol needs a gap <= 2 tol
-    for position in np.flatnonzero(close):
-        p, q = candidates[position], candidates[position + 1]
-        tau = np.hypot(z[p], z[q])
-        c, s = z[q] / tau, z[p] / tau
-        if abs((d[q] - d[p]) * c * s) <= tol:
-            d[p], d[q] = c * c * d[p] + s * s * d[q], s * s * d[p] + c * c * d[q]
-            z[p], z[q] = 0.0, tau
-            small[p] = True
-            rotations.append((p, q, c, s))
+    small, rotations = _deflate(d, z, rho, tol)
     kept = np.flatnonzero(~small)
-    poles = d[kept]
-    origin, tau = np.zeros(kept.size, np.int64), np.zeros(kept.size)
+    origin, tau, scale = np.zeros(kept.size, np.int64), np.zeros(kept.size), 1.0
     if kept.size:
         w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
         w_norm = float(np.linalg.norm(w))
-        z_hat, failures = _secular_roots(poles, w / w_norm, rho * w_norm * w_norm, origin, tau,
-                                            numba.get_num_threads())
+        rho *= w_norm * w_norm
+        # the secular equation of (diag(d) + ρwwᵀ)/scale, scale a power of 2 (exact) making the
+        # largest of |d| and ρ about 1: the sums' powers of 1/(d - λ) neither over- nor underflow
+        scale = float(np.ldexp(1.0, np.frexp(max(float(np.abs(d[kept]).max()), rho))[1]))
+        poles = d[kept] / scale
+        z_hat, failures = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, numba.get_num_threads())
         if failures:
             raise SecularEquationError(f"the zero finder did not converge for {failures} of {kept.size} roots")
     else:
-        z_hat = np.zeros(0)
-    deflated = np.flatnonzero(small)
-    values = np.concatenate([poles[origin] + tau, d[deflated]])
-    source = np.concatenate([np.arange(kept.size), -1 - deflated])
-    order = np.argsort(values, kind="stable")
-    return RankOneEigen(values[order], source[order], kept, poles, z_hat, origin, tau, norm * z, rotations)
+        poles, z_hat = np.zeros(0), np.zeros(0)
+    values, source = scale * (poles[origin] + tau), np.arange(kept.size)  # ascending: root j in (d_j, d_{j+1})
+    if kept.size < d.size:
+        deflated = np.flatnonzero(small)
+        values = np.concatenate([values, d[deflated]])
+        source = np.concatenate([source, -1 - deflated])
+        order = np.argsort(values, kind="stable")
+        values, source = values[order], source[order]
+    return RankOneEigen(values, source, kept, poles, z_hat, origin, tau, norm * z, rotations)

@@ -30,10 +30,19 @@ def spectrum_case(kind: str, n: int, seed: int):
     elif kind == "zero eigenvalues":
         d[: n // 3] = 0.0
         d = np.sort(d)
+    elif kind == "tiny z":  # small but not deflated: roots very close to their poles
+        z[::2] *= 1e-9
+    elif kind == "wide spectrum":  # |d| from 1e-8 to 1e8
+        d = np.sort(np.sign(d) * 10.0 ** rng.uniform(-8, 8, n))
+    elif kind == "scaled down":  # 1/(d - λ)³ overflows unless the equation is rescaled
+        d, sigma = d * 1e-150, sigma * 1e-150
+    elif kind == "scaled up":
+        d, sigma = d * 1e150, sigma * 1e150
     return d, z, sigma
 
 
-KINDS = ["random", "repeated", "clustered", "zero z", "zero u", "sigma tiny", "sigma huge", "zero eigenvalues"]
+KINDS = ["random", "repeated", "clustered", "zero z", "zero u", "sigma tiny", "sigma huge", "zero eigenvalues",
+         "tiny z", "wide spectrum", "scaled down", "scaled up"]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 17, 300])
@@ -61,6 +70,30 @@ def test_n_2000():
     X = eigen.vectors(eigen.values < 0)
     assert np.abs(X.T @ X - np.eye(X.shape[1])).max() <= 1e-12
     assert np.abs(A @ X - X * eigen.values[eigen.values < 0]).max() <= 1e-12 * norm
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_products_with_the_eigenvectors_match_numpy(order):
+    rng = np.random.default_rng(7)
+    V, u = np.asarray(rng.standard_normal((300, 300)), order=order), rng.standard_normal(300)
+    np.testing.assert_allclose(rank_one.transposed_product(V, u), V.T @ u, rtol=0, atol=1e-12)
+    for threads in (1, 2, 5):
+        np.testing.assert_allclose(rank_one.product(V, u, threads), V @ u, rtol=0, atol=1e-12)
+
+
+def test_eigenvector_sums_match_the_formed_vectors():
+    """The oracle's sums, formed column by column, against the same sums from the eigenvectors
+    themselves, with and without deflation."""
+    for kind in ("random", "repeated", "zero z"):
+        d, z, sigma = spectrum_case(kind, 120, 3)
+        eigen = rank_one_eigen(d, z, sigma)
+        r = np.random.default_rng(0).standard_normal(120)
+        for select in (eigen.values < 0, eigen.values >= 0):
+            W, lam, rs = eigen.vectors(select), eigen.values[select], r[: select.sum()]
+            t, x, y = eigen.eigenvector_sums(select, rs)
+            np.testing.assert_allclose(t, W @ (lam * (W.T @ z)), rtol=0, atol=1e-12 * np.abs(eigen.values).max())
+            np.testing.assert_allclose(x, W @ rs, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(y, W @ (lam * rs), rtol=0, atol=1e-12 * np.abs(eigen.values).max())
 
 
 def test_selected_vectors_are_the_same_columns():
