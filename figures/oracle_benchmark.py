@@ -13,6 +13,7 @@ log-log slope of the update's time from n = 500 to 2000. Saves ``oracle_benchmar
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +53,10 @@ def oracle_call(problem: SVMProblem, points):
     return call
 
 
-def measure(sizes, repeats: int, seed: int = 0) -> pd.DataFrame:
+def measure(sizes, repeats: int, pause: float = 0.5, seed: int = 0) -> pd.DataFrame:
+    """Per kernel and n: medians over ``repeats`` calls of the eigh oracle and 5x as many of the
+    (cheap) rank-one oracle, each call at a new point; the floor and the rank-one calls first,
+    each after a ``pause`` (seconds), so the BLAS threads of the previous eigh calls have gone idle."""
     rows = []
     for kernel, make in KERNELS.items():
         for n in sizes:
@@ -61,10 +65,16 @@ def measure(sizes, repeats: int, seed: int = 0) -> pd.DataFrame:
             problems = {name: SVMProblem(K0, y, C=10.0, rho=1.0, oracle=name) for name in ("rank-one", "eigh")}
             for p in problems.values():
                 p.oracle.spectrum  # the decomposition of K0 is computed once, outside the timing
-            points = [problems["eigh"].project(rng.uniform(0, 10, n)) for _ in range(repeats)]
-            seconds = {name: median_seconds(oracle_call(p, points), repeats) for name, p in problems.items()}
+            counts = {"rank-one": 5 * repeats, "eigh": repeats}
+            points = [problems["eigh"].project(rng.uniform(0, 10, n)) for _ in range(counts["rank-one"] + 1)]
+            time.sleep(pause)
             V0 = problems["rank-one"].oracle.spectrum[1]
             floor = median_seconds(V0.sum, 21)  # one single-threaded pass (a BLAS gemv timed erratically)
+            seconds = {}
+            for name, p in problems.items():
+                time.sleep(pause)
+                oracle_call(p, points[-1:])()  # warm-up (compilation, caches)
+                seconds[name] = median_seconds(oracle_call(p, points), counts[name])
             fallbacks = problems["rank-one"].oracle.fallbacks
             rows.append(dict(kernel=kernel, n=n, rank_one=seconds["rank-one"], eigh=seconds["eigh"],
                              ratio=seconds["eigh"] / seconds["rank-one"], floor=floor,
@@ -95,8 +105,8 @@ def markdown(table: pd.DataFrame, slope: dict) -> str:
 
 
 def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
-    sizes, repeats = ((100, 200), 3) if quick else ((250, 500, 767, 1000, 1500, 2000), 7)
-    table = measure(sizes, repeats)
+    sizes, repeats, pause = ((100, 200), 3, 0.0) if quick else ((250, 500, 767, 1000, 1500, 2000), 7, 0.5)
+    table = measure(sizes, repeats, pause)
     if not quick:
         table.to_csv(HERE / "oracle_benchmark.csv", index=False)
     slope = slopes(table, *((100, 200) if quick else (500, 2000)))
