@@ -58,9 +58,10 @@ class SecularEquationError(RuntimeError):
 
 @numba.njit(cache=True, error_model="numpy", fastmath=_SUMS)
 def _pole_sums(p, z2, tau, start, stop, near_end_last, q):
-    """``Σ z_i²/(p_i - τ)``, ``Σ z_i²/(p_i - τ)²`` over ``start <= i < stop``, and ``dlaed4``'s bound on
-    the rounding error of summing from the far end to the near one (the sum of the partial sums'
-    magnitudes: each term counted once per partial sum it is in). Leaves ``q_i = 1/(p_i - τ)``."""
+    """``Σ z_i²/(p_i - τ)``, its derivative ``Σ z_i²/(p_i - τ)²`` and half second derivative
+    ``Σ z_i²/(p_i - τ)³`` over ``start <= i < stop``, and ``dlaed4``'s bound on the rounding error
+    of summing from the far end to the near one (the sum of the partial sums' magnitudes: each
+    term counted once per partial sum it is in). Leaves ``q_i = 1/(p_i - τ)``."""
     p, z2, q = p[start:stop], z2[start:stop], q[start:stop]  # (slices from 0 let LLVM vectorize)
     count = p.size
     first, slope = (count, -1) if near_end_last else (1, 1)
@@ -255,6 +256,7 @@ def _column(d, z_hat, o, t, out):
 
 @numba.njit(cache=True, error_model="numpy", fastmath=_SUMS)
 def _dot(a, b):
+    """``aᵀb``, in SIMD."""
     s = 0.0
     for i in range(a.size):
         s += a[i] * b[i]
@@ -301,8 +303,8 @@ def transposed_product(V: np.ndarray, u: np.ndarray) -> np.ndarray:
     """``Vᵀu`` for a Fortran-ordered V (its columns contiguous), one dot product per column.
 
     The rank-one oracle's products with ``V0`` are done here rather than by BLAS: between them
-    run numba's threads, and BLAS threads left waiting for work after a product slowed those
-    down by up to 30x on 2 cores."""
+    run numba's threads, and BLAS threads left spinning after a product slowed those down
+    several-fold (up to 40x at n = 767 on 2 cores)."""
     VT = V.T
     out = np.empty(VT.shape[0])
     for j in numba.prange(VT.shape[0]):
