@@ -2,7 +2,7 @@
 
 Problems: the bundled digits 3-vs-5 Simpson problem (n = 365) and random USPS 3-vs-5 Simpson
 subsets of n = 100, 200, 400, 767; C = 10, ρ in {0.1, 1, 10}. Each run aims at 1e-6 and is
-capped at ``--cap`` seconds (default 120); the time to 1e-3 is read off its history. As in the
+capped at ``--cap`` seconds (default 60); the time to 1e-3 is read off its history. As in the
 paper, ACCPM runs up to n = 500 and the exchange method up to n = 300; the SDP route runs at
 n = 40 only (a digits subset), against the best first-order method there.
 
@@ -79,7 +79,7 @@ def _fmt(seconds):
     return "   —   " if seconds is None or np.isnan(seconds) else f"{seconds:7.2f}"
 
 
-def main(quick: bool = False, cap: float = 120.0) -> pd.DataFrame:
+def main(quick: bool = False, cap: float = 60.0) -> pd.DataFrame:
     rhos = (1.0,) if quick else (0.1, 1.0, 10.0)
     cases = [("digits-sub", lambda: digits(30))] if quick else (
         [("digits", digits)] + [("usps35", (lambda n=n: usps35(n))) for n in (100, 200, 400, 767)])
@@ -124,7 +124,7 @@ def render() -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one small problem; writes nothing")
-    parser.add_argument("--cap", type=float, default=120.0, help="seconds per run (default 120)")
+    parser.add_argument("--cap", type=float, default=60.0, help="seconds per run (default 60)")
     parser.add_argument("--readme", action="store_true", help="after the run, put the table into README.md")
     parser.add_argument("--render", action="store_true", help="only put the saved table into README.md")
     args = parser.parse_args()
