@@ -111,6 +111,11 @@ class RankOneProxy(EighProxy):
         self._probe = np.random.default_rng(0)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        threads = numba.get_num_threads() if u.size >= rank_one.PARALLEL_FROM else 1
+        with rank_one.limited_threads(threads):
+            return self._update(u, rho)
+
+    def _update(self, u: np.ndarray, rho: float) -> ProxyPoint:
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
         z = rank_one.transposed_product(V0, u)

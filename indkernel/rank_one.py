@@ -39,18 +39,11 @@ Numba compiles once per machine (``cache=True``); the only new dependency is num
 
 from __future__ import annotations
 
-import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-# numba's OpenMP threads spin after each parallel region (GNU libgomp: 300000 spins by default),
-# holding a core the BLAS threads run next need: ACCPM's Newton steps at n = 100 took 13 ms per
-# iteration instead of 6-7 on 2 cores. 30000 spins keep the back-to-back regions of one oracle
-# call fast (libgomp reads this when numba first loads it). A user's own setting wins.
-if "OMP_WAIT_POLICY" not in os.environ:
-    os.environ.setdefault("GOMP_SPINCOUNT", "30000")
-
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
+import numba
+import numpy as np
 
 EPS = np.finfo(np.float64).eps
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
@@ -58,6 +51,23 @@ MAX_STEPS = 100
 #: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
 #: have the same sign, so any order has the same error bound). Only these sums use it.
 _SUMS = {"reassoc", "contract"}
+
+
+#: Below this many poles the compiled code runs on the calling thread alone: threads gained
+#: nothing at n = 250 (0.4-0.6 ms either way) and halved the time from n = 500 on.
+PARALLEL_FROM = 500
+
+
+@contextmanager
+def limited_threads(count: int):
+    """Numba's threads for the compiled code limited to ``count`` inside the block (1: the calling
+    thread alone, the others left asleep), the previous number restored after."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(count, previous)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 class SecularEquationError(RuntimeError):

@@ -159,17 +159,3 @@ def test_updates_start_from_the_fixed_decomposition():
     np.testing.assert_array_equal(again.Ku, first.Ku)
     assert again.value == first.value
 
-
-def test_short_openmp_spin_unless_the_user_chose(tmp_path):
-    """numba's OpenMP threads spin briefly (GOMP_SPINCOUNT=30000) so they do not hold a core the
-    BLAS threads of ACCPM's Newton steps need; a user's own setting is kept."""
-    import os
-    import subprocess
-    import sys
-
-    code = "import os, indkernel; print(os.environ.get('GOMP_SPINCOUNT'))"
-    base = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
-    for extra, expected in [({}, "30000"), ({"GOMP_SPINCOUNT": "5"}, "5"), ({"OMP_WAIT_POLICY": "PASSIVE"}, "None")]:
-        out = subprocess.run([sys.executable, "-c", code], env={**base, **extra}, capture_output=True, text=True,
-                             check=True, cwd=tmp_path)
-        assert out.stdout.strip() == expected

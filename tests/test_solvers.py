@@ -182,3 +182,40 @@ def test_libsvm_refines_only_near_the_target(monkeypatch):
     assert all(b - a >= 3 for a, b in zip(positions, positions[1:]))
     for position in positions:
         assert free[position - 1] <= 100 * 1e-6 * 1.01 or position >= 30
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
+    """ACCPM, the exchange method and the SDP run BLAS in their own steps; their oracle calls get
+    one numba thread (the oracle's threads and BLAS's slowed each other down). pg and apg keep
+    all of them; the setting is restored afterwards."""
+    import numba
+
+    from indkernel.proxy import RankOneProxy
+
+    class Recording(RankOneProxy):
+        def __call__(self, u, rho):
+            self.threads.add(numba.get_num_threads())
+            return super().__call__(u, rho)
+
+    K0, y = FACTORIES["random"](12, 6)
+    before = numba.get_num_threads()
+    for method, expected in [("accpm", {1}), ("exchange", {1}), ("apg", {before}), ("pg", {before})]:
+        oracle = Recording(K0)
+        oracle.threads = set()
+        solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle), method, tol=1e-3, max_iter=5)
+        assert oracle.threads == expected, method
+    assert numba.get_num_threads() == before
+
+
+def test_limited_threads_restores_the_setting():
+    import numba
+
+    from indkernel.rank_one import limited_threads
+
+    before = numba.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with limited_threads(1):
+            assert numba.get_num_threads() == 1
+            raise RuntimeError
+    assert numba.get_num_threads() == before
