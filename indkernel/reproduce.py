@@ -116,6 +116,9 @@ def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None,
     limits = {"accpm": setting.accpm_max_n, "exchange": setting.exchange_max_n}
     jobs = [(n, rho, run, method) for n in setting.sizes for rho in setting.rhos for run in range(setting.runs)
             for method in setting.methods if n <= limits.get(method, n)]
+    warm_up = _subset_problem(X, y, min(setting.sizes), 0, setting.C, 1.0)
+    for method in setting.methods:  # the first solve loads compiled code and solver back ends: keep it untimed
+        _history(warm_up, method, tol=setting.tol, absolute=True, max_iter=3)
     frames = []
     for n, rho, run, method in tqdm(jobs, disable=quiet, desc="timing"):
         problem = _subset_problem(X, y, n, run, setting.C, rho)
