@@ -5,9 +5,10 @@ and on random indefinite kernels (symmetric Gaussian), one process, medians of s
 Prints, per kernel and n: both times, their ratio, the update's time as a multiple of one pass
 over an n×n float64 matrix (``V0.sum()``, the memory-bandwidth floor), and the
 log-log slope of the update's time from n = 500 to 2000. Saves ``oracle_benchmark.csv``;
-``--readme`` puts the table into README.md.
+``--readme`` puts the table into README.md. ``--stages`` prints instead where an update's time
+goes at n = 250 and 2000, and the zero finder's evaluations per root.
 
-    python figures/oracle_benchmark.py [--quick] [--readme]
+    python figures/oracle_benchmark.py [--quick] [--readme] [--stages]
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from indkernel import SVMProblem
+from indkernel import SVMProblem, rank_one
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
 from indkernel.report import median_seconds, update_readme_block
@@ -85,6 +86,41 @@ def measure(sizes, repeats: int, pause: float = 0.5, seed: int = 0) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+def stages(sizes=(250, 2000), repeats: int = 35, pause: float = 0.5, seed: int = 0) -> pd.DataFrame:
+    """Where a rank-one oracle call's time goes, on USPS Simpson kernels (medians, ms): the
+    secular equation with the Löwner vector (``rank_one_eigen``), the eigenvector sums, the two
+    products with ``V0``, the rest of the call (objective, gradient and certificate in Python, the
+    intercept); one pass over ``V0``; and the evaluations of the secular function per root."""
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(seed)
+        K0, y = usps_simpson(n, rng)
+        problem = SVMProblem(K0, y, C=10.0, rho=1.0)
+        d, V0 = problem.oracle.spectrum
+        points = [problem.project(rng.uniform(0, 10, n)) for _ in range(repeats + 1)]
+        u, sigma, r = y * points[0], 1.0 / (4.0 * problem.rho), rng.standard_normal(n)  # u(α) = yα
+        threads = rank_one.threads_for(n)
+        with rank_one.limited_threads(threads):
+            z = rank_one.transposed_product(V0, u)
+            eigen = rank_one.rank_one_eigen(d, z, sigma)
+            side = eigen.values < 0
+            parts = {"secular equation": lambda: rank_one.rank_one_eigen(d, z, sigma),
+                     "eigenvector sums": lambda: eigen.eigenvector_sums(side, r[:side.sum()]),
+                     "products with V0": lambda: (rank_one.transposed_product(V0, u),
+                                                  rank_one.product(V0, z, threads))}
+            oracle_call(problem, points[-1:])()  # warm-up
+            time.sleep(pause)  # (as in measure)
+            call = median_seconds(oracle_call(problem, points), repeats)
+            times = {name: median_seconds(call, repeats) for name, call in parts.items()}
+        roots = int((eigen._source >= 0).sum())
+        rows.append(dict(n=n, **{k: 1e3 * v for k, v in times.items()}, rest=1e3 * (call - sum(times.values())),
+                         call=1e3 * call, one_pass=1e3 * median_seconds(V0.sum, 21),
+                         evaluations_per_root=eigen.evaluations / max(roots, 1)))
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False, float_format="%.3f"))
+    return table
+
+
 def slopes(table: pd.DataFrame, low: int = 500, high: int = 2000) -> dict:
     out = {}
     for kernel, group in table.groupby("kernel"):
@@ -122,5 +158,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="n = 100, 200 only; writes nothing")
     parser.add_argument("--readme", action="store_true", help="put the table into README.md")
+    parser.add_argument("--stages", action="store_true", help="only the time of each stage of an update")
     args = parser.parse_args()
-    main(quick=args.quick, readme=args.readme)
+    if args.stages:
+        stages()
+    else:
+        main(quick=args.quick, readme=args.readme)

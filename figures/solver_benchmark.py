@@ -7,15 +7,19 @@ paper, ACCPM runs up to n = 500 and the exchange method up to n = 300; the SDP r
 n = 40 only (a digits subset), against the best first-order method there.
 
 Prints a table, saves ``solver_benchmark.json`` beside this file; ``--readme`` then puts the
-Markdown table (from that JSON) into README.md, ``--render`` does only that.
+Markdown table (from that JSON) into README.md, ``--render`` does only that. ``--thread-rule``
+measures instead what ``solve``'s rule (ACCPM, exchange and SDP run the rank-one update on one
+thread) saves: ACCPM on a USPS subset of n = 600, with the rule and without, alternately.
 
-    python figures/solver_benchmark.py [--quick] [--cap SECONDS] [--readme | --render]
+    python figures/solver_benchmark.py [--quick] [--cap SECONDS] [--readme | --render | --thread-rule]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import time
 import warnings
 from pathlib import Path
 
@@ -114,6 +118,30 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def thread_rule(n: int = 600, iterations: int = 15, repeats: int = 2) -> pd.DataFrame:
+    """Seconds for ``iterations`` ACCPM iterations on a USPS 3-vs-5 subset of ``n``, alternately
+    with ``solve``'s one-thread rule and without it (all numba threads for the update)."""
+    solve_module = importlib.import_module("indkernel.solve")
+    rule = solve_module.ONE_ORACLE_THREAD
+    problem = SVMProblem(*usps35(n), C=10.0, rho=1.0)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        solve(problem, "accpm", max_iter=2)  # warm-up
+        try:
+            for _ in range(repeats):
+                for on in (True, False):
+                    solve_module.ONE_ORACLE_THREAD = rule if on else set()
+                    time.sleep(0.5)  # BLAS and numba threads idle before each run
+                    result = solve(problem, "accpm", tol=1e-12, max_iter=iterations)
+                    rows.append(dict(rule=on, iterations=result.iterations, seconds=result.seconds))
+                    print(f"ACCPM n={n} one-thread rule {'on ' if on else 'off'}: {result.seconds:.2f} s for "
+                          f"{result.iterations} iterations", flush=True)
+        finally:
+            solve_module.ONE_ORACLE_THREAD = rule
+    return pd.DataFrame(rows)
+
+
 def render() -> None:
     table_md = markdown(pd.DataFrame(json.loads(RESULTS.read_text())))
     print(table_md)
@@ -127,8 +155,11 @@ if __name__ == "__main__":
     parser.add_argument("--cap", type=float, default=60.0, help="seconds per run (default 60)")
     parser.add_argument("--readme", action="store_true", help="after the run, put the table into README.md")
     parser.add_argument("--render", action="store_true", help="only put the saved table into README.md")
+    parser.add_argument("--thread-rule", action="store_true", help="only time ACCPM with and without the rule")
     args = parser.parse_args()
-    if not args.render:
+    if args.thread_rule:
+        thread_rule()
+    elif not args.render:
         main(quick=args.quick, cap=args.cap)
     if args.readme or args.render:
         render()

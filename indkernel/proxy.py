@@ -111,8 +111,7 @@ class RankOneProxy(EighProxy):
         self._probe = np.random.default_rng(0)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
-        threads = numba.get_num_threads() if u.size >= rank_one.PARALLEL_FROM else 1
-        with rank_one.limited_threads(threads):
+        with rank_one.limited_threads(rank_one.threads_for(u.size)):
             return self._update(u, rho)
 
     def _update(self, u: np.ndarray, rho: float) -> ProxyPoint:

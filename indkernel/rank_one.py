@@ -17,9 +17,9 @@ divide and conquer does them in ``dlaed2/3/4``):
    bracket the root exactly, and the remaining poles of each side as one pole each (the next
    one out), weighted to match their value, slope and curvature (Gragg's osculating fit;
    Li's "middle way", slopes only, when that fit gives a negative weight). It converges
-   cubically (3.5 evaluations of f per root on average at n = 1000), is safeguarded by a
-   bracket (bisection whenever a step leaves it) and stops by ``dlaed4``'s rounding-error
-   bound on f.
+   cubically (3.5 evaluations of f per root on average, see ``RankOneEigen.evaluations``), is
+   safeguarded by a bracket (bisection whenever a step leaves it) and stops by ``dlaed4``'s
+   rounding-error bound on f.
 3. **Gu–Eisenstat.** The computed roots are the exact eigenvalues of ``diag(d) + ρẑẑᵀ`` with
    ``ẑ_i² = -(d_i - λ_i) Π_{j≠i} (d_i - λ_j)/(d_i - d_j) / ρ`` (Löwner); its eigenvectors
    ``ẑ / (d - λ_j)``, normalized, are orthogonal to working precision. The product is
@@ -28,9 +28,9 @@ divide and conquer does them in ``dlaed2/3/4``):
    eigenvalues asked for.
 
 Why numba and not LAPACK's ``dlaed4`` (reached through ``scipy.linalg.cython_lapack``, the
-previous design): ``dlaed4`` is scalar code called once per root; at n = 2000 those calls alone
-took 40 ms, 40 passes over an n×n matrix, and the K×K differences it returns had to be stored
-and read twice more (Löwner, eigenvectors). Compiled here, the sums over the poles run in SIMD
+previous design): ``dlaed4`` is scalar code called once per root, and the K×K differences it
+returns had to be stored and read twice more (Löwner, eigenvectors); an oracle call took 56 ms
+at n = 2000 with it, 8 ms now (the README's oracle benchmark). Compiled here, the sums over the poles run in SIMD
 (their terms share a sign, so their order is free; one division per term is the limit), the
 roots are split between threads, the Löwner product is fused into the root loop, and the
 eigenvector sums the oracle needs are formed column by column without storing a column block.
@@ -56,6 +56,11 @@ _SUMS = {"reassoc", "contract"}
 #: Below this many poles the compiled code runs on the calling thread alone: threads gained
 #: nothing at n = 250 (0.4-0.6 ms either way) and halved the time from n = 500 on.
 PARALLEL_FROM = 500
+
+
+def threads_for(n: int) -> int:
+    """Numba threads for an update of n poles: all of them from ``PARALLEL_FROM`` on, else one."""
+    return numba.get_num_threads() if n >= PARALLEL_FROM else 1
 
 
 @contextmanager
@@ -157,8 +162,8 @@ def _model_root(c, w_far_left, a_far_left, w_left, a_left, w_right, a_right, w_f
 @numba.njit(cache=True, error_model="numpy")
 def _find_root(d, z2, rho, j, p, q):
     """Root ``j`` of ``f(λ) = 1/ρ + Σ z_i²/(d_i - λ)`` (strictly increasing d, ``Σ z_i² = 1``) as
-    ``(o, τ)`` with ``λ_j = d_o + τ``; the work arrays (length K) are left holding ``p = d - d_o``
-    and ``q = 1/(p - τ)``. ``o = -1`` if the zero finder did not converge.
+    ``(o, τ, evaluations of f)`` with ``λ_j = d_o + τ``; the work arrays (length K) are left holding
+    ``p = d - d_o`` and ``q = 1/(p - τ)``. ``o = -1`` if the zero finder did not converge.
 
     Each step solves a local model of f: the two poles bracketing the root exact, and each side's
     remaining poles replaced by their nearest one, weighted to match the rest's value, slope and
@@ -168,7 +173,7 @@ def _find_root(d, z2, rho, j, p, q):
     K = d.size
     if K == 1:
         p[0], q[0] = 0.0, -1.0 / (rho * z2[0])
-        return 0, rho * z2[0]
+        return 0, rho * z2[0], 0
     last = j == K - 1
     left = K - 2 if last else j
     right = left + 1
@@ -187,16 +192,13 @@ def _find_root(d, z2, rho, j, p, q):
         tl, tr = z2[left] * q[left], z2[right] * q[right]
         w = rho_inv + psi + tl + phi + tr
         if count == 0:
-            if last:
-                lower, upper = (0.0, half) if w >= 0 else (half, rho)
-            else:
-                lower, upper = (0.0, half) if w >= 0 else (half, 2.0 * half)
+            lower, upper = (0.0, half) if w >= 0 else (half, 2.0 * half)
         else:
             slopes = dpsi + dphi + tl * q[left] + tr * q[right]
             bound = 8.0 * (phi + tr - psi - tl) + e_psi + e_phi + 2.0 * rho_inv + 3.0 * (abs(tl) + abs(tr)) \
                 + abs(tau) * slopes
             if abs(w) <= EPS * bound:
-                return origin, tau
+                return origin, tau, count + 1
             if w <= 0:
                 lower = max(lower, tau)
             else:
@@ -223,16 +225,16 @@ def _find_root(d, z2, rho, j, p, q):
         if not lower < step < upper:
             step = 0.5 * (lower + upper)
         if step == tau:
-            return origin, tau
+            return origin, tau, count + 1
         tau = step
-    return -1, tau
+    return -1, tau, MAX_STEPS
 
 
 @numba.njit(cache=True, error_model="numpy", parallel=True)
 def _secular_roots(d, z, rho, origin, tau, threads):
     """All roots (into ``origin``, ``τ``) and the Löwner vector ẑ, accumulated root by root.
 
-    Returns ``(ẑ, failures)``. The product is kept inverted, ``R_i = Π_{j≠i} (d_i - d_j) / Π_j
+    Returns ``(ẑ, failures, evaluations of f)``. The product is kept inverted, ``R_i = Π_{j≠i} (d_i - d_j) / Π_j
     (d_i - λ_j)``, so each root multiplies by ``(d_i - d_j) q_i`` with the ``q = 1/(d - λ_j)`` of
     its last evaluation: no division. The roots are split into one contiguous chunk per thread,
     each with its own partial product (bounded by interlacing: no over- or underflow)."""
@@ -240,12 +242,13 @@ def _secular_roots(d, z, rho, origin, tau, threads):
     z2 = z * z
     chunks = min(threads, K)
     inverse = np.ones((chunks, K))
-    failures = np.zeros(chunks, np.int64)
+    failures, evaluations = np.zeros(chunks, np.int64), np.zeros(chunks, np.int64)
     for c in numba.prange(chunks):
         p, q = np.empty(K), np.empty(K)
         product = inverse[c]
         for j in range(c * K // chunks, (c + 1) * K // chunks):
-            o, t = _find_root(d, z2, rho, j, p, q)
+            o, t, count = _find_root(d, z2, rho, j, p, q)
+            evaluations[c] += count
             if o < 0:
                 failures[c] += 1
                 continue
@@ -260,7 +263,7 @@ def _secular_roots(d, z, rho, origin, tau, threads):
         for c in range(chunks):
             total *= inverse[c, i]
         z_hat[i] = np.copysign(np.sqrt(max(-1.0 / total, 0.0) / rho), z[i])
-    return z_hat, failures.sum()
+    return z_hat, failures.sum(), evaluations.sum()
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -310,9 +313,7 @@ def _eigenvector_sums(d, z_hat, origin, tau, roots, lam, z, r, threads):
                 t[i] += a * w[i]
                 x[i] += b * w[i]
                 y[i] += lam[k] * b * w[i]
-    total = sums[0].copy()
-    for c in range(1, chunks):
-        total += sums[c]
+    total = sums.sum(axis=0)
     return total[0], total[1], total[2]
 
 
@@ -322,7 +323,7 @@ def transposed_product(V: np.ndarray, u: np.ndarray) -> np.ndarray:
 
     The rank-one oracle's products with ``V0`` are done here rather than by BLAS: between them
     run numba's threads, and BLAS threads left spinning after a product slowed those down
-    several-fold (up to 40x at n = 767 on 2 cores)."""
+    several-fold."""
     VT = V.T
     out = np.empty(VT.shape[0])
     for j in numba.prange(VT.shape[0]):
@@ -343,10 +344,7 @@ def product(V: np.ndarray, s: np.ndarray, threads: int) -> np.ndarray:
             column, sj = VT[j], s[j]
             for i in range(n):
                 part[i] += sj * column[i]
-    out = parts[0].copy()
-    for c in range(1, chunks):
-        out += parts[c]
-    return out
+    return parts.sum(axis=0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -393,9 +391,12 @@ class RankOneEigen:
     Attributes
     ----------
     values : (n,) array, ascending.
+    evaluations : evaluations of the secular function over all roots (a diagnostic: about 3.5
+        per root; bisection alone would need about 50).
     """
 
     values: np.ndarray
+    evaluations: int
     _source: np.ndarray          # per sorted eigenvalue: root index (>= 0) or -1 - deflated index
     _kept: np.ndarray            # indices of the non-deflated poles
     _poles: np.ndarray           # d on the kept poles, divided by a power of 2
@@ -457,7 +458,7 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
     tol = 8 * EPS * max(float(np.max(np.abs(d), initial=0.0)), rho)
     small, rotations = _deflate(d, z, rho, tol)
     kept = np.flatnonzero(~small)
-    origin, tau, scale = np.zeros(kept.size, np.int64), np.zeros(kept.size), 1.0
+    origin, tau, scale, evaluations = np.zeros(kept.size, np.int64), np.zeros(kept.size), 1.0, 0
     if kept.size:
         w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
         w_norm = float(np.linalg.norm(w))
@@ -466,7 +467,7 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
         # largest of |d| and ρ about 1: the sums' powers of 1/(d - λ) neither over- nor underflow
         scale = float(np.ldexp(1.0, np.frexp(max(float(np.abs(d[kept]).max()), rho))[1]))
         poles = d[kept] / scale
-        z_hat, failures = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, numba.get_num_threads())
+        z_hat, failures, evaluations = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, numba.get_num_threads())
         if failures:
             raise SecularEquationError(f"the zero finder did not converge for {failures} of {kept.size} roots")
     else:
@@ -478,4 +479,4 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
         source = np.concatenate([source, -1 - deflated])
         order = np.argsort(values, kind="stable")
         values, source = values[order], source[order]
-    return RankOneEigen(values, source, kept, poles, z_hat, origin, tau, norm * z, rotations)
+    return RankOneEigen(values, evaluations, source, kept, poles, z_hat, origin, tau, norm * z, rotations)

@@ -27,7 +27,8 @@ METHODS = {
 }
 #: Methods whose own steps are dense linear algebra (ACCPM's Newton steps, the conic solves):
 #: they run the rank-one oracle on one thread, because the oracle's threads and BLAS's threads
-#: slowed each other down (ACCPM at n = 100: 15-17 s instead of 9 on 2 cores).
+#: slow each other down (``python figures/solver_benchmark.py --thread-rule``: 15 ACCPM iterations
+#: at n = 600 took 5.0-5.7 s with this rule and 6.2-6.5 s without, on 2 cores).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
 
 

@@ -30,9 +30,13 @@ def test_oracle_benchmark_quick():
 
     if not (data_directory() / "usps.npz").is_file():
         pytest.skip(f"usps.npz not in {data_directory()}: set INDKERNEL_DATA to the shared data folder")
-    table = load("oracle_benchmark").main(quick=True)
+    benchmark = load("oracle_benchmark")
+    table = benchmark.main(quick=True)
     assert set(table.kernel) == {"USPS Simpson", "random indefinite"} and set(table.n) == {100, 200}
     assert (table.fallbacks == 0).all() and (table.rank_one > 0).all() and (table.eigh > 0).all()
+    parts = benchmark.stages(sizes=(100, 600), repeats=3, pause=0.0)
+    assert (parts[["secular equation", "eigenvector sums", "products with V0", "one_pass"]] > 0).all().all()
+    assert parts.evaluations_per_root.between(1, 4).all()
 
 
 def test_solver_benchmark_quick():
@@ -40,6 +44,19 @@ def test_solver_benchmark_quick():
     assert {"pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
     apg = table[table.method == "apg"]
     assert (apg.status == "optimal").all() and apg["seconds_1e-06"].notna().all()
+
+
+def test_thread_rule_measurement_restores_the_rule():
+    import pytest
+
+    from indkernel.datasets import data_directory
+    from indkernel.solve import ONE_ORACLE_THREAD
+
+    if not (data_directory() / "usps.npz").is_file():
+        pytest.skip(f"usps.npz not in {data_directory()}: set INDKERNEL_DATA to the shared data folder")
+    table = load("solver_benchmark").thread_rule(n=40, iterations=2, repeats=1)
+    assert list(table.rule) == [True, False] and (table.iterations == 2).all() and (table.seconds > 0).all()
+    assert importlib.import_module("indkernel.solve").ONE_ORACLE_THREAD is ONE_ORACLE_THREAD
 
 
 def test_tables_quick_on_digits(tmp_path):

@@ -72,6 +72,16 @@ def test_n_2000():
     assert np.abs(A @ X - X * eigen.values[eigen.values < 0]).max() <= 1e-12 * norm
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_zero_finder_converges_fast(kind):
+    """At most 4 evaluations of the secular function per root on average (3.0-3.7 on these
+    spectra; bisection would take about 50)."""
+    d, z, sigma = spectrum_case(kind, 300, 1)
+    eigen = rank_one_eigen(d, z, sigma)
+    roots = int((eigen._source >= 0).sum())
+    assert eigen.evaluations <= 4 * roots and (eigen.evaluations >= roots or roots <= 1)
+
+
 @pytest.mark.parametrize("order", ["F", "C"])
 def test_products_with_the_eigenvectors_match_numpy(order):
     rng = np.random.default_rng(7)
@@ -158,4 +168,3 @@ def test_updates_start_from_the_fixed_decomposition():
     again = oracle(u, 0.3)
     np.testing.assert_array_equal(again.Ku, first.Ku)
     assert again.value == first.value
-
