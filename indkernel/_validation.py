@@ -51,6 +51,35 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
     return (K + K.T) / 2  # exactly symmetric, whatever round-off the caller's matrix had
 
 
+#: Largest ``n·max|K0|`` (so squared eigenvalues stay finite) and largest term of the objective
+#: (``ρ‖K0‖²_F``, ``‖u‖²‖K0‖``, ``‖u‖⁴/(16ρ)``) that the problems accept; float64 ends at 1.8e308.
+MAX_KERNEL_SCALE = 1e150
+MAX_TERM = 1e250
+
+
+def check_scale(K0: np.ndarray, box_norm: float, rho: float, *, kernel: str = "K0", box: str = "C",
+                penalty: str = "rho") -> None:
+    """Refuse data whose objective would overflow, naming what to rescale (before any work).
+
+    ``box_norm`` bounds ``‖u(α)‖`` over the feasible set. The problem is scale-covariant: with
+    ``K0 -> sK0``, ``C -> C/s`` and ``ρ -> ρ/s³`` the optimal value becomes ``p*/s`` with the same α·s.
+    """
+    kernel_scale = float(np.max(np.abs(K0))) * K0.shape[0]  # bounds ‖K0‖₂ and ‖K0‖_F
+    uu, sigma = box_norm * box_norm, 1.0 / (4.0 * rho)
+    if kernel_scale > MAX_KERNEL_SCALE:
+        raise ValueError(f"{kernel} is too large for float64: n·max|{kernel}| = {kernel_scale:.3g} > {MAX_KERNEL_SCALE:g} "
+                         f"(its squared eigenvalues overflow); divide {kernel} by a constant s (and {box} by s, "
+                         f"{penalty} by s³ for the same solution up to scale)")
+    terms = {f"{penalty}·‖{kernel}‖²_F": rho * kernel_scale * kernel_scale,
+             f"‖u‖²/(4{penalty}) with u bounded by {box}": sigma * uu * max(1.0, uu),
+             f"‖u‖²·‖{kernel}‖ with u bounded by {box}": uu * kernel_scale}
+    for what, value in terms.items():
+        if not value <= MAX_TERM:
+            raise ValueError(f"the objective overflows float64: {what} reaches {value:.3g} > {MAX_TERM:g}; "
+                             f"rescale {kernel}, {box} or {penalty} (smaller {box}, larger {penalty}, or {kernel} "
+                             "divided by a constant)")
+
+
 def check_binary_labels(y, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Map any two label values to ±1.
 

@@ -7,6 +7,9 @@ import numpy as np
 from ._validation import check_positive_scalar
 from .tracking import Run
 
+#: Doublings of L in one backtracking search before the run stops (2^200 times the estimate).
+MAX_BACKTRACKS = 200
+
 
 def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, alpha0=None) -> None:
     """FISTA (Beck & Teboulle 2009) for the concave maximization over A, with backtracking on the
@@ -29,18 +32,31 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
         L = problem.curvature_estimate() / 100
     else:
         L = check_positive_scalar(lipschitz, "lipschitz", "the initial Lipschitz estimate")
+    L_floor = problem.curvature_estimate() * 1e-12  # L → 0 would overflow the step y + ∇f/L
     if run.observe(x):
         return
     y, momentum, f_x = x, 1.0, problem.objective(x)
     for _ in run.iterations():
         f_y, g_y = problem.objective(y), problem.gradient(y)
-        while True:
-            x_new = problem.project(y + g_y / L)
+        if not run.finite(np.append(g_y, f_y), "the objective or gradient"):
+            return
+        for _ in range(MAX_BACKTRACKS):
+            trial = y + g_y / L
+            if not run.finite(trial, "the gradient step") or run.stop_for_time():
+                return
+            x_new = problem.project(trial)
             step = x_new - y
             f_new = problem.objective(x_new)
-            if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - 1e-12 * max(1.0, abs(f_y)):
+            if not run.finite(f_new, "the objective"):
+                return
+            noise = problem.objective_roundoff(y) + problem.objective_roundoff(x_new)
+            if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise:
                 break
             L *= 2.0
+        else:
+            run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
+                     f"(L = {L:.3g}): the objective is not smooth at this scale")
+            return
         if run.observe(x_new):
             return
         if g_y @ (x_new - x) < 0 or f_new < f_x:  # adaptive restart
@@ -48,4 +64,4 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
         else:
             momentum_next = (1 + np.sqrt(1 + 4 * momentum ** 2)) / 2
             y = x_new + (momentum - 1) / momentum_next * (x_new - x)  # f is defined off A too
-        x, f_x, momentum, L = x_new, f_new, momentum_next, 0.9 * L
+        x, f_x, momentum, L = x_new, f_new, momentum_next, max(0.9 * L, L_floor)

@@ -10,6 +10,7 @@ class Bracket:
 
     lower: float
     upper: float
+    scale: float
 
     @property
     def gap(self) -> float:
@@ -18,8 +19,14 @@ class Bracket:
 
     @property
     def relative_gap(self) -> float:
-        """``gap / |lower|`` (infinite when ``lower == 0``)."""
-        return self.gap / abs(self.lower) if self.lower != 0 else float("inf")
+        """``gap / scale``, with ``scale = |ℓ(α)| + ½uᵀK*u`` (``eᵀα + ½(Yα)ᵀK*(Yα)`` for the SVM): the
+        size of the part of the objective that moves with α. The constant ``ρ‖(K0)_-‖²_F = f(0)``
+        is left out of the scale, because a gap small beside it can still leave α far from optimal
+        (infinite when ``scale == 0`` and the gap is not).
+        """
+        if self.gap <= 0:
+            return 0.0
+        return self.gap / self.scale if self.scale > 0 else float("inf")
 
 
 @dataclass(frozen=True)
@@ -37,12 +44,19 @@ class Certificate(Bracket):
     source : str
         ``"free"`` when the bound comes from ``β = Yα`` itself, ``"libsvm"`` when the optional
         refinement (an SVM solved on ``K*``) gave the smaller bound.
+    scale : float
+        ``|ℓ(α)| + ½uᵀK*u``, the denominator of :attr:`relative_gap`.
+    allowance : float
+        The round-off allowance by which ``lower`` and ``upper`` were widened, together: the
+        smallest gap that floating point can certify at this α.
     """
 
     lower: float
     upper: float
     intercept: float
     source: str = "free"
+    scale: float = 0.0
+    allowance: float = 0.0
 
     def __str__(self) -> str:
         return (f"lower {self.lower:.10g}  upper {self.upper:.10g}  gap {self.gap:.3e} "

@@ -40,7 +40,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
         alpha = problem.from_model(model.variables["alpha"].value)
         own_gaps.append(t - problem.objective(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
-        own_converged = own_gaps[-1] <= run.tol * (1.0 if run.absolute else abs(t))
+        own_converged = own_gaps[-1] <= run.tol * max(run.denominator, abs(t) if run.absolute else 0.0)
         if run.observe(alpha, refine=True if own_converged else None):
             return
         multipliers = np.array([np.ravel(c.dual_value)[0] for c in model.problem.constraints[3:]])

@@ -32,10 +32,19 @@ def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: fl
     k = int(np.searchsorted(np.cumsum(w[order]), w[s < 0].sum() - c))
     # Round-off in the cumulative sum can shift k by one where the slope is ~0; the
     # neighbours then have the same value up to round-off, so take the best of the three.
-    candidates = t[order[max(k - 1, 0): k + 2]]
+    # b = 0 joins them: where the minimum is a flat stretch that holds 0 (an SVR whose tube holds
+    # every target), it is the minimizer whose terms are smallest, so the least round-off
+    candidates = np.append(0.0, t[order[max(k - 1, 0): k + 2]])
     values = [F(b) for b in candidates]
     best = int(np.argmin(values))
     return values[best], float(candidates[best])
+
+
+def active_terms(margin: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
+    """``magnitude`` where a loss term ``max(0, margin)`` may be nonzero in exact arithmetic, else 0:
+    a margin below ``-1e-8·magnitude`` is negative whatever its round-off, and its term is exactly
+    0 (the round-off allowance of a loss counts only the other terms)."""
+    return np.where(margin >= -1e-8 * magnitude, magnitude, 0.0)
 
 
 def hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> float:

@@ -8,7 +8,7 @@ from sklearn.svm import OneClassSVM
 import formulations
 
 from ._validation import check_kernel, check_nu, check_positive_scalar
-from .intercept import best_one_class_offset
+from .intercept import active_terms, best_one_class_offset
 from .problem import IndefiniteProblem, libsvm_quietly
 from .svm_problem import REFINE_MAX_ITER, REFINE_TOL
 
@@ -36,6 +36,7 @@ class OneClassProblem(IndefiniteProblem):
         super().__init__(K0, rho, oracle)
         self.bound = 1.0 / (self.nu * n)
         self._a, self._b, self._lo, self._hi = np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound)
+        self._check_scale(box="1/(nu·n)")
 
     def _u(self, alpha):
         return alpha
@@ -50,6 +51,10 @@ class OneClassProblem(IndefiniteProblem):
 
     def _primal_loss(self, decision):
         return best_one_class_offset(decision, self.bound)
+
+    def _loss_magnitude(self, decision, offset):
+        weights = np.full(self.n, self.bound)
+        return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
 
     def _refined_beta(self, K):
         model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=REFINE_TOL, max_iter=REFINE_MAX_ITER)

@@ -16,10 +16,10 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.linalg
 
-from ._validation import check_vector
+from ._validation import check_scale, check_vector
 from .certificate import Certificate
 from .projection import project_box_hyperplane
-from .proxy import ProxyPoint, make_oracle
+from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
@@ -52,6 +52,8 @@ class IndefiniteProblem(ABC):
     _b: float
     _lo: np.ndarray
     _hi: np.ndarray
+    #: What the certificate's intercept adds to the internal offset (the SVR's mean target).
+    _offset_shift: float = 0.0
 
     def __init__(self, K0: np.ndarray, rho: float, oracle, *, dim: int | None = None,
                  scale: np.ndarray | None = None):
@@ -62,6 +64,14 @@ class IndefiniteProblem(ABC):
         self.oracle = make_oracle(oracle, self._oracle_K0)
         self._cached_alpha: np.ndarray | None = None
         self._cached_point: ProxyPoint | None = None
+
+    def _check_scale(self, box: str = "C", penalty: str = "rho", kernel: str = "K0") -> None:
+        """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`);
+        subclasses call it once their feasible set is set."""
+        box_norm = float(np.linalg.norm(np.maximum(np.abs(self._lo), np.abs(self._hi))))
+        if self._scale is not None:
+            box_norm *= float(np.max(self._scale))
+        check_scale(self._oracle_K0, box_norm, self.rho, kernel=kernel, box=box, penalty=penalty)
 
     # ----- machine-specific hooks -------------------------------------------------------
     @abstractmethod
@@ -152,6 +162,14 @@ class IndefiniteProblem(ABC):
         K_star = (V * lam_plus) @ V.T
         return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
 
+    def objective_roundoff(self, alpha) -> float:
+        """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's
+        allowance and ``γ = ROUNDOFF_FACTOR·dim·u`` times the magnitude of the sums. The constant
+        ``ρ‖(K0)_-‖²_F`` inside f limits it: differences of f below this are noise."""
+        point = self._point(alpha)
+        magnitude = float(np.abs(self._linear_gradient(alpha)) @ np.abs(alpha)) + abs(point.value) + point.value_error
+        return ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * 2 * magnitude + point.value_error
+
     def gradient(self, alpha) -> np.ndarray:
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
         alpha = check_vector(alpha, self.dim, "alpha")
@@ -214,15 +232,24 @@ class IndefiniteProblem(ABC):
 
     # ----- the certificate --------------------------------------------------------------
     def certify(self, alpha, *, refine: bool = False) -> Certificate:
-        """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap).
+        """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap), valid in
+        floating point.
 
         With ``K = K*(α)``, weak duality of the machine with kernel K gives, for any β,
         ``p* <= P_K(β) + ρ‖K - K0‖²_F`` where ``P_K`` is the primal (regularizer plus loss at
-        the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. The
-        penalty cancels: ``gap = P_K(β) - D_K(α)``. ``β = u(α)`` costs O(n log n) once ``K*u``
-        is known. With ``refine=True`` libsvm also solves the machine on K* and the smaller of
-        the two valid bounds is kept (the dual value of an approximate libsvm solution is a
-        *lower* bound, so it is never used as an upper one).
+        the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. With
+        ``β = u(α)`` the linear part cancels exactly and
+        ``upper = φ(u) + uᵀK*u + loss(K*u)``, computed without it (no ``lower + gap`` that would
+        cancel when ``ℓ(α)`` is huge). With ``refine=True`` libsvm also solves the machine on K*
+        and the smaller of the two valid bounds is kept (the dual value of an approximate libsvm
+        solution is a *lower* bound, so it is never used as an upper one).
+
+        **In floating point** each bound is widened by a bound on its round-off: the oracle's
+        (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
+        magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
+        hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
+        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½uᵀK*u`` is the α-dependent
+        size of the objective, against which the solvers measure a relative gap.
 
         Raises
         ------
@@ -237,22 +264,54 @@ class IndefiniteProblem(ABC):
                 "the bounds hold only for feasible points: certify problem.project(alpha) instead"
             )
         point = self._point(alpha)
+        gamma = ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF
+        coefficients = self._linear_gradient(alpha)
+        linear = self._linear(alpha)
         uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
         decision = point.Ku if self._scale is None else self._scale * point.Ku  # K*β
-        dual = self._linear(alpha) - 0.5 * uKu
+        decision_error = point.Ku_error * (1.0 if self._scale is None else float(np.max(self._scale)))
         loss, offset = self._primal_loss(decision)
-        gap, source = 0.5 * uKu + loss - dual, "free"
+        loss_magnitude, weights = self._loss_magnitude(decision, offset)
+        value_magnitude = abs(point.value) + point.value_error
+        u_norm, weights_norm = float(np.linalg.norm(point.u)), float(np.linalg.norm(weights))
+
+        lower = linear + point.value
+        distance = abs(float(self._a @ alpha) - self._b) / float(np.linalg.norm(self._a))
+        gradient = coefficients - self._u_adjoint(point.Ku)
+        lower_error = (self.objective_roundoff(alpha)
+                       + distance * (float(np.linalg.norm(gradient)) + self.curvature_estimate() * distance))
+        upper = point.value + uKu + loss
+        upper_error = (gamma * (value_magnitude + abs(uKu) + loss_magnitude + abs(upper)) + point.value_error
+                       + point.Ku_error * u_norm + decision_error * weights_norm)
+        source = "free"
         if refine:
-            K = self.proxy_kernel(alpha)
-            beta = self._refined_beta(K)
-            K_beta = K @ beta
-            loss_beta, offset_beta = self._primal_loss(K_beta)
-            gap_beta = 0.5 * (beta @ K_beta) + loss_beta - dual
-            if gap_beta < gap:
-                gap, offset, source = gap_beta, offset_beta, "libsvm"
-        lower = self._linear(alpha) + point.value
-        # The exact gap is >= 0; a negative value can only be round-off at the optimum.
-        return Certificate(lower=float(lower), upper=float(lower + max(gap, 0.0)), intercept=offset, source=source)
+            try:
+                beta = self._refined_beta(self.proxy_kernel(alpha))
+            except ValueError:  # libsvm refuses (non-finite dual coefficients): keep the free bound
+                beta = np.full(self.n, np.nan)
+            if np.all(np.isfinite(beta)):
+                K_beta = self.proxy_kernel(alpha) @ beta
+                loss_beta, offset_beta = self._primal_loss(K_beta)
+                beta_magnitude, _ = self._loss_magnitude(K_beta, offset_beta)
+                # the same φ + ½uᵀK*u as the free bound, with the primal at β in place of u's
+                upper_beta = point.value + 0.5 * uKu + 0.5 * float(beta @ K_beta) + loss_beta
+                beta_norm = float(np.linalg.norm(beta))
+                kernel_error = point.kernel_error * (1.0 if self._scale is None else float(np.max(self._scale)) ** 2)
+                upper_beta_error = (gamma * (value_magnitude + abs(uKu) + float(np.abs(beta) @ np.abs(K_beta))
+                                             + beta_magnitude + abs(upper_beta)) + point.value_error
+                                    + 0.5 * point.Ku_error * u_norm
+                                    + kernel_error * beta_norm * (0.5 * beta_norm + weights_norm))
+                if upper_beta + upper_beta_error < upper + upper_error:
+                    upper, upper_error, offset, source = upper_beta, upper_beta_error, offset_beta, "libsvm"
+        scale = abs(linear) + 0.5 * abs(uKu)
+        return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
+                           intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
+                           allowance=float(lower_error + upper_error))
+
+    def _loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
+        """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
+        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
+        raise NotImplementedError
 
 
 def libsvm_quietly(estimator, *args, **kwargs):

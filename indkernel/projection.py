@@ -63,4 +63,36 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
         lam = min(max(lam, t_left), t_right)
     else:  # no free coordinate: g is flat, equal to b, on this piece, so any λ in it is exact
         lam = t_left
-    return np.clip(x - lam * a, lo, hi)
+    return enforce_equality(np.clip(x - lam * a, lo, hi), a, b, lo, hi)
+
+
+def enforce_equality(z: np.ndarray, a: np.ndarray, b: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Remove the round-off residual ``aᵀz - b`` of a point of the box, keeping it in the box.
+
+    Where ``x`` is far larger than the box, ``x - λa`` cancels and the clipped point can miss the
+    hyperplane by far more than round-off (``x = 1e20·e`` with ``a = (1, -1, 1)`` and ``C = 1``
+    clips to ``(1, 0, 1)``, ``aᵀz = 2``). The residual is removed along ``a`` on the free
+    coordinates; if they cannot absorb it, every coordinate moves toward the bound that reduces
+    the residual, in proportion to its room. Two passes leave ``|aᵀz - b|`` at the round-off of
+    the sum ``aᵀz`` itself.
+    """
+    for _ in range(2):
+        residual = float(a @ z) - b
+        if residual == 0.0:
+            break
+        free = (z > lo) & (z < hi)
+        if np.any(free):
+            shifted = z.copy()
+            shifted[free] -= residual * a[free] / (a[free] @ a[free])
+            shifted = np.clip(shifted, lo, hi)
+            if abs(float(a @ shifted) - b) < abs(residual):
+                z = shifted
+                continue
+        # room of each coordinate to lower (residual > 0) or raise aᵀz, and the move that uses it
+        toward = np.where(a * residual > 0, lo, hi)
+        room = np.abs(a * (z - toward))
+        total = room.sum()
+        if total == 0.0:
+            break
+        z = np.clip(z + min(abs(residual) / total, 1.0) * (toward - z), lo, hi)
+    return z

@@ -24,6 +24,13 @@ import scipy.linalg
 from . import rank_one
 
 
+#: Unit round-off of float64, and the factor ``p(n) = ROUNDOFF_FACTOR·n`` taken for LAPACK's
+#: backward error ``‖E‖_F <= p(n)·u·‖A‖_F`` of a symmetric eigendecomposition (LAPACK documents
+#: ``p(n)`` as "a modestly growing function of n").
+UNIT_ROUNDOFF = np.finfo(float).eps / 2
+ROUNDOFF_FACTOR = 8.0
+
+
 class ProxyPoint:
     """The proxy kernel ``K* = (K0 + σuuᵀ)_+`` at one ``u``, and what the solvers need of it.
 
@@ -32,12 +39,19 @@ class ProxyPoint:
     u : (n,) array
     Ku : (n,) array, ``K* u`` (the gradient of φ is ``-Ku``).
     value : float, ``φ(u)``.
+    value_error, Ku_error : float
+        Bounds on the round-off in ``value`` and in ``‖Ku‖₂`` (:func:`roundoff_allowances`).
+    kernel_error : float
+        A bound on ``‖K̃ - K*‖_F`` for the computed kernel K̃ (the backward error of the
+        eigendecomposition: the projection onto the PSD cone is nonexpansive).
     """
 
-    __slots__ = ("u", "Ku", "value", "_make_kernel", "_kernel")
+    __slots__ = ("u", "Ku", "value", "value_error", "Ku_error", "kernel_error", "_make_kernel", "_kernel")
 
-    def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray]):
+    def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
+                 errors: tuple[float, float, float] = (0.0, 0.0, 0.0)):
         self.u, self.Ku, self.value = u, Ku, value
+        self.value_error, self.Ku_error, self.kernel_error = errors
         self._make_kernel, self._kernel = make_kernel, None
 
     def kernel(self) -> np.ndarray:
@@ -45,6 +59,25 @@ class ProxyPoint:
         if self._kernel is None:
             self._kernel = self._make_kernel()
         return self._kernel
+
+
+def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,
+                        neg_values: np.ndarray, uK0u_magnitude: float, backward: float = 0.0) -> tuple[float, float, float]:
+    """``(value_error, Ku_error, kernel_error)``: bounds on the round-off of one oracle point.
+
+    The computed eigenpairs are exact for some ``Ã = A + E`` with ``‖E‖_F <= δ = γ(‖K0‖_F + σ‖u‖²)``,
+    ``γ = max(ROUNDOFF_FACTOR·n·u, backward)`` (``backward``: a measured relative backward error,
+    from the rank-one update's residual check). ``X ↦ X_±`` are projections onto convex cones, so
+    nonexpansive: ``‖Ã_+ - A_+‖_F <= δ``, hence ``‖δ(K*u)‖ <= δ‖u‖`` and
+    ``|‖Ã_-‖² - ‖A_-‖²| <= δ(2‖A_-‖ + δ)``. The sums add ``γ`` times the magnitude of their terms.
+    """
+    gamma = max(ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF, backward)
+    delta = gamma * (K0_frobenius + sigma * uu)
+    negative = float(neg_values @ neg_values)
+    value_error = (gamma * (0.5 * uK0u_magnitude + sigma * uu * uu / 4 + rho * negative)
+                   + rho * delta * (2 * np.sqrt(negative) + delta))
+    Ku_error = (delta + gamma * (K0_norm + sigma * uu)) * np.sqrt(uu)
+    return float(value_error), float(Ku_error), float(delta)
 
 
 class EighProxy:
@@ -70,6 +103,11 @@ class EighProxy:
         """``‖K0‖₂``."""
         return float(np.abs(self.spectrum[0]).max())
 
+    @cached_property
+    def frobenius(self) -> float:
+        """``‖K0‖_F``."""
+        return float(np.linalg.norm(self.K0))
+
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
         A = self.K0 + sigma * np.outer(u, u)
@@ -81,12 +119,13 @@ class EighProxy:
         A_neg_u = neg_vectors @ (neg_values * (neg_vectors.T @ u))
         Ku = K0u + sigma * uu * u - A_neg_u
         value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values, self.norm * uu)
 
         def make_kernel() -> np.ndarray:
             K = A - (neg_vectors * neg_values) @ neg_vectors.T
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel)
+        return ProxyPoint(u, Ku, float(value), make_kernel, errors)
 
 
 class RankOneProxy(EighProxy):
@@ -128,7 +167,8 @@ class RankOneProxy(EighProxy):
         values = eigen.values[side]
         r = self._probe.standard_normal(values.size)
         t, x, y = eigen.eigenvector_sums(side, r)  # t = A_-u or A_+u, in V0 coordinates
-        if not self._vectors_check_out(d, z, sigma, r, x, y):
+        backward = self._measured_backward_error(d, z, sigma, r, x, y)
+        if not backward <= self.CHECK_TOL:
             return self._fall_back(u, rho)
         uu = u @ u
         Ku = rank_one.product(V0, d * z - t if use_negative else t, numba.get_num_threads())
@@ -136,6 +176,9 @@ class RankOneProxy(EighProxy):
             Ku += sigma * uu * u
         neg_values = eigen.values[negative]
         value = -0.5 * (z @ (d * z)) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
+        # the measured error along one random direction, taken to a Frobenius norm (x4 for the draw)
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values,
+                                     float(np.abs(d) @ (z * z)), 4 * np.sqrt(u.size) * backward)
 
         def make_kernel() -> np.ndarray:
             Y = V0 @ eigen.vectors(side)
@@ -144,19 +187,20 @@ class RankOneProxy(EighProxy):
                 K = self.K0 + sigma * np.outer(u, u) - K
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel)
+        return ProxyPoint(u, Ku, float(value), make_kernel, errors)
 
-    def _vectors_check_out(self, d, z, sigma, r, x, y) -> bool:
-        """Eigen-residual ``‖A'x - WΛr‖`` and orthogonality ``|‖x‖² - ‖r‖²| = |rᵀ(WᵀW - I)r|`` of the
-        eigenvectors W used, along the random combination ``x = Wr`` (``y = WΛr``, ``A' = diag(d) +
-        σzzᵀ``): O(n), and a bad column shows with probability one."""
+    @staticmethod
+    def _measured_backward_error(d, z, sigma, r, x, y) -> float:
+        """Relative eigen-residual ``‖A'x - WΛr‖`` and orthogonality ``|‖x‖² - ‖r‖²| = |rᵀ(WᵀW - I)r|``
+        of the eigenvectors W used, along the random combination ``x = Wr`` (``y = WΛr``,
+        ``A' = diag(d) + σzzᵀ``), the larger of the two: O(n), and a bad column shows with
+        probability one. NaN (a failed update) compares false with every tolerance."""
         if r.size == 0:
-            return True
+            return 0.0
         scale = max(float(np.abs(d).max()), sigma * float(z @ z), np.finfo(float).tiny)
         residual = d * x + sigma * (z @ x) * z - y
         rr = float(r @ r)
-        return bool(np.linalg.norm(residual) <= self.CHECK_TOL * scale * np.sqrt(rr)
-                    and abs(float(x @ x) - rr) <= self.CHECK_TOL * rr)
+        return max(float(np.linalg.norm(residual)) / (scale * np.sqrt(rr)), abs(float(x @ x) - rr) / rr)
 
     def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
         self.fallbacks += 1
@@ -174,12 +218,14 @@ class MercerProxy:
 
     def __init__(self, K0: np.ndarray, norm: float):
         self.K0, self.norm = K0, norm  # norm: ‖K0‖₂, known from the PSD check
+        self.frobenius = float(np.linalg.norm(K0))
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
         K0u, uu = self.K0 @ u, u @ u
         value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0
-        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u))
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), self.norm * uu)
+        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u), errors)
 
 
 #: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram

@@ -30,6 +30,7 @@ class SolveResult(Bracket):
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
+    scale : float, ``|ℓ(α)| + ½uᵀK*u`` at alpha, the denominator of ``relative_gap``.
     """
 
     alpha: np.ndarray
@@ -43,6 +44,7 @@ class SolveResult(Bracket):
     method: str = ""
     fallbacks: int = 0
     details: dict = field(default_factory=dict)
+    scale: float = 0.0
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"

@@ -8,7 +8,7 @@ from sklearn.svm import SVR
 import formulations
 
 from ._validation import check_kernel, check_nonnegative_scalar, check_positive_scalar, check_vector, per_sample_penalty
-from .intercept import best_svr_intercept
+from .intercept import active_terms, best_svr_intercept
 from .problem import IndefiniteProblem, libsvm_quietly
 from .svm_problem import REFINE_MAX_ITER, REFINE_TOL
 
@@ -24,6 +24,11 @@ class SVRProblem(IndefiniteProblem):
     is 2n and :meth:`dual_coef` gives α. The certificate bounds the SVR primal
     ``½βᵀKβ + Σ C_i max(0, |y_i - (Kβ)_i - b| - ε)`` at ``β = α`` with the best b.
 
+    The targets are centered inside (``y - mean(y)``): on A, ``eᵀα = 0`` makes ``yᵀα`` blind to a
+    shift, and the intercept absorbs the mean, so the problem is the same; but ``yᵀα`` with
+    ``y + 1e6`` would multiply the round-off of ``eᵀα`` by 1e6 (the certificate's intercept is
+    given for the original y).
+
     Parameters
     ----------
     K0 : (n, n) array_like, symmetric similarity matrix (indefinite allowed).
@@ -37,12 +42,16 @@ class SVRProblem(IndefiniteProblem):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         n = K0.shape[0]
         self.y = check_vector(y, n, "y")
+        self._y_mean = float(np.mean(self.y))
+        self._target = self.y - self._y_mean
+        self._offset_shift = self._y_mean
         self.C = per_sample_penalty(C, n, "the SVR penalty on errors outside the tube")
         self.epsilon = check_nonnegative_scalar(epsilon, "epsilon", "the half-width of the SVR's insensitive tube")
         rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn_SVR")
         super().__init__(K0, rho, oracle, dim=2 * n)
         self._a, self._b = np.concatenate([np.ones(n), -np.ones(n)]), 0.0
         self._lo, self._hi = np.zeros(2 * n), np.concatenate([self.C, self.C])
+        self._check_scale()
 
     def _u(self, x):
         return x[: self.n] - x[self.n:]
@@ -51,17 +60,22 @@ class SVRProblem(IndefiniteProblem):
         return np.concatenate([g, -g])
 
     def _linear(self, x):
-        return float(self.y @ self._u(x) - self.epsilon * np.sum(x))
+        return float(self._target @ self._u(x) - self.epsilon * np.sum(x))
 
     def _linear_gradient(self, x):
-        return np.concatenate([self.y - self.epsilon, -self.y - self.epsilon])
+        return np.concatenate([self._target - self.epsilon, -self._target - self.epsilon])
 
     def _primal_loss(self, decision):
-        return best_svr_intercept(decision, self.y, self.C, self.epsilon)
+        return best_svr_intercept(decision, self._target, self.C, self.epsilon)
+
+    def _loss_magnitude(self, decision, offset):
+        magnitude = np.abs(self._target) + np.abs(decision) + abs(offset) + self.epsilon
+        margin = np.abs(self._target - decision - offset) - self.epsilon
+        return float(self.C @ active_terms(margin, magnitude)), self.C
 
     def _refined_beta(self, K):
         svr = SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=REFINE_TOL, max_iter=REFINE_MAX_ITER)
-        libsvm_quietly(svr, K, self.y, sample_weight=self.C)
+        libsvm_quietly(svr, K, self._target, sample_weight=self.C)
         beta = np.zeros(self.n)
         beta[svr.support_] = svr.dual_coef_[0]
         return beta
@@ -70,7 +84,7 @@ class SVRProblem(IndefiniteProblem):
         return self.project(np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)]))
 
     def maxmin_model(self):
-        return formulations.svr_maxmin_sdp(self.K0, self.y, self.C, self.rho, self.epsilon)
+        return formulations.svr_maxmin_sdp(self.K0, self._target, self.C, self.rho, self.epsilon)
 
     def siqclp_model(self, kernels, factors):
-        return formulations.svr_siqclp_master(self.K0, self.y, self.C, self.rho, self.epsilon, kernels, factors)
+        return formulations.svr_siqclp_master(self.K0, self._target, self.C, self.rho, self.epsilon, kernels, factors)

@@ -20,6 +20,15 @@ from .problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
 
+#: A gap within this many round-off allowances (plus tol) of zero cannot be narrowed further: the
+#: objective values that a method compares are as noisy as that.
+ROUNDOFF_MULTIPLE = 4
+
+
+class SolveError(RuntimeError):
+    """A run ended before it had certified any point, so there is no solution to return."""
+
+
 class _Silent:
     """The progress reporter that reports nothing (so loops carry no ``if verbose`` branches)."""
 
@@ -68,7 +77,7 @@ class Run:
             time_limit, "time_limit", "seconds before the run stops")
         self.refine_every = None if refine_every is None else _positive_int(refine_every, "refine_every")
         self.alpha: np.ndarray | None = None
-        self.lower, self.upper = -np.inf, np.inf
+        self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
         self.status = self.reason = None
         self.iteration = self.completed = self._certificates = self._last_refined = 0
         self._rows = []
@@ -85,7 +94,7 @@ class Run:
             self.iteration = k  # after the loop: the number of iterations done
             if k >= self.max_iter:
                 self._stop("max_iter", f"stopped at max_iter={self.max_iter} before the certified gap reached tol")
-            elif self.time_limit is not None and self.seconds > self.time_limit:
+            elif self.out_of_time:
                 self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s before the certified gap reached tol")
             else:
                 self.completed = k + 1
@@ -96,22 +105,55 @@ class Run:
     def observe(self, alpha: np.ndarray, *, refine: bool | None = None) -> bool:
         """Certify the feasible ``alpha``, keep the best bounds, record a history row.
 
-        Returns True (and sets the status) once the certified gap is within tolerance.
+        Returns True once the run is over: the certified gap is within tolerance (status
+        ``"optimal"``), only round-off keeps it above (``"roundoff"``), or the point or its
+        certificate is not finite (``"numerical_error"``).
         """
+        if not self.finite(alpha, "the iterate"):
+            return True
         certificate = self.problem.certify(alpha)
         self._certificates += 1
         if refine or (refine is None and self._refine_now(certificate)):
             certificate = self.problem.certify(alpha, refine=True)  # the oracle's point is cached
             self._last_refined = self._certificates
+        if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
+            return True
         if certificate.lower > self.lower:
-            self.alpha, self.lower = np.array(alpha, copy=True), certificate.lower
+            self.alpha, self.lower, self.scale = np.array(alpha, copy=True), certificate.lower, certificate.scale
         self.upper = min(self.upper, certificate.upper)
+        self.allowance = certificate.allowance
         self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower))
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
+        kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
-            kind = "absolute" if self.absolute else "relative"
             self.status, self.reason = "optimal", f"certified {kind} gap {self.gap_measure:.2e} <= tol={self.tol:g}"
-        return self.status == "optimal"
+        elif self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance + self.tol * self.denominator:
+            self.status, self.reason = "roundoff", (
+                f"the certified {kind} gap {self.gap_measure:.2e} exceeds tol={self.tol:g} only by round-off: "
+                f"the gap {self.upper - self.lower:.3g} is within {ROUNDOFF_MULTIPLE} times the floating-point allowance "
+                f"{self.allowance:.3g} "
+                f"(scale of the objective {self.scale:.3g}); pass absolute=True with tol >= "
+                f"{self.upper - self.lower:.2g}, or rescale K0")
+        return self.status is not None
+
+    def finite(self, values, what: str) -> bool:
+        """True if every value is finite; otherwise end the run (status ``"numerical_error"``)."""
+        if np.all(np.isfinite(values)):
+            return True
+        self._stop("numerical_error", f"{what} became NaN or infinite at iteration {self.iteration}: the "
+                   "problem's scale overflows floating point (rescale K0, C or rho)")
+        return False
+
+    @property
+    def out_of_time(self) -> bool:
+        """True once ``time_limit`` has passed (for a method's inner loops)."""
+        return self.time_limit is not None and self.seconds > self.time_limit
+
+    def stop_for_time(self) -> bool:
+        """In a method's inner loop: end the run at ``time_limit``; True if it ended."""
+        if self.out_of_time:
+            self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s inside iteration {self.iteration}")
+        return self.status is not None
 
     def _refine_now(self, free) -> bool:
         """libsvm costs far more than the free certificate: refine at most every ``refine_every``
@@ -121,7 +163,8 @@ class Run:
             return False
         since = self._certificates - self._last_refined
         lower = max(self.lower, free.lower)
-        near = min(self.upper, free.upper) - lower <= 100 * self.tol * (1.0 if self.absolute else abs(lower))
+        scale = free.scale if free.lower > self.lower else self.scale
+        near = min(self.upper, free.upper) - lower <= 100 * self.tol * (1.0 if self.absolute else scale)
         return since >= self.refine_every and (near or since >= 10 * self.refine_every)
 
     def fail(self, status: str, reason: str) -> None:
@@ -140,9 +183,16 @@ class Run:
         return None if self.time_limit is None else max(self.time_limit - self.seconds, 0.0)
 
     @property
+    def denominator(self) -> float:
+        """1, or for a relative gap the scale ``|ℓ(α)| + ½uᵀK*u`` of the best α (``Certificate.scale``)."""
+        return 1.0 if self.absolute else self.scale
+
+    @property
     def gap_measure(self) -> float:
         gap = self.upper - self.lower
-        return gap if self.absolute else gap / max(abs(self.lower), np.finfo(float).tiny)
+        if gap <= 0 or self.absolute:
+            return gap
+        return gap / self.scale if self.scale > 0 else np.inf
 
     @property
     def converged(self) -> bool:
@@ -154,9 +204,11 @@ class Run:
 
     def result(self) -> SolveResult:
         """The result; a run that did not converge gets one last refined certificate, and warns."""
-        if self.status != "optimal" and self.alpha is not None and self.refine_every is not None:
+        if self.status not in ("optimal", "numerical_error") and self.alpha is not None and self.refine_every is not None:
             self.observe(self.alpha, refine=True)
         self._reporter.close()
+        if self.alpha is None:
+            raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
         if self.status != "optimal":
             warnings.warn(f"{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
                           "(raise max_iter or time_limit, or loosen tol)", ConvergenceWarning, stacklevel=3)
@@ -164,4 +216,4 @@ class Run:
                            stop_reason=self.reason, iterations=self.completed, seconds=self.seconds,
                            history=pd.DataFrame(self._rows, columns=HISTORY_COLUMNS), method=self.method,
                            fallbacks=getattr(self.problem.oracle, "fallbacks", 0) - self._fallbacks,
-                           details=self.details)
+                           details=self.details, scale=float(self.scale))
