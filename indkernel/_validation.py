@@ -15,8 +15,12 @@ SYMMETRY_TOL = 1e-10
 
 def as_float_array(value, name: str) -> np.ndarray:
     """``value`` as a float64 array, or a TypeError naming ``name``."""
+    raw = np.asarray(value) if not isinstance(value, np.ndarray) else value
+    if raw.dtype.kind in "cSUV" or (raw.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex)) for v in raw.flat)):
+        raise TypeError(f"{name} must be an array of real numbers; got dtype {raw.dtype} "
+                        "(convert strings with float(...); for complex data take the real part explicitly)")
     try:
-        array = np.asarray(value, dtype=np.float64)
+        array = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be an array of real numbers; got {type(value).__name__}") from exc
     return array
@@ -42,11 +46,12 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
         raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {K.shape}")
     check_finite(K, name)
     asymmetry = np.max(np.abs(K - K.T))
-    if asymmetry > SYMMETRY_TOL * max(1.0, np.max(np.abs(K))):
+    if asymmetry > SYMMETRY_TOL * np.max(np.abs(K)):  # relative at every scale
         if not symmetrize:
             raise ValueError(
-                f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}); "
-                f"pass symmetrize=True to use ({name} + {name}.T) / 2"
+                f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
+                f"{np.max(np.abs(K)):.3g}); symmetrize it first, ({name} + {name}.T) / 2 (the problem "
+                "classes also take symmetrize=True)"
             )
     return (K + K.T) / 2  # exactly symmetric, whatever round-off the caller's matrix had
 
@@ -93,7 +98,13 @@ def check_binary_labels(y, n: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"y has {labels.shape[0]} labels but K0 is {n}x{n}; give one label per row of K0")
     if labels.dtype.kind == "f":
         check_finite(labels, "y")
-    classes = np.unique(labels)
+    if labels.dtype.kind == "O" and any(v is None for v in labels):
+        raise ValueError(f"y holds None at index {[v is None for v in labels].index(True)}; every sample needs a label")
+    try:
+        classes = np.unique(labels)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in labels})
+        raise TypeError(f"y must hold labels of one kind (all numbers or all strings); got {kinds}") from exc
     if classes.size != 2:
         raise ValueError(
             f"y must contain exactly two classes; found {classes.size}: {classes[:5].tolist()}"
@@ -166,7 +177,10 @@ def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.nd
         unknown = set(class_weight) - set(classes.tolist())
         if unknown:
             raise ValueError(f"class_weight has labels {sorted(unknown, key=str)} not in y; the classes are {classes.tolist()}")
-        weights = np.array([class_weight.get(c, 1.0) for c in classes], dtype=float)
+        values = [class_weight.get(c, 1.0) for c in classes]
+        if not all(isinstance(v, (Real, np.number)) and not isinstance(v, bool) for v in values):
+            raise TypeError(f"class_weight values must be positive numbers; got {class_weight!r}")
+        weights = np.array(values, dtype=float)
         if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
             raise ValueError(f"class_weight values must be positive finite numbers; got {class_weight!r}")
         return np.where(y_pm > 0, weights[1], weights[0])

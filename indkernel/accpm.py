@@ -29,10 +29,12 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
         return lo + w * 2.0 / (2.0 + c + np.sqrt(4.0 + c * c))
 
     low, high = -1.0, 1.0
-    while a @ x_of(low) < b:
-        low *= 2.0
-    while a @ x_of(high) > b:
-        high *= 2.0
+    for _ in range(2100):  # 2^2100 overflows: a set without interior never brackets ν
+        if a @ x_of(low) >= b and a @ x_of(high) <= b:
+            break
+        low, high = 2.0 * low if a @ x_of(low) < b else low, 2.0 * high if a @ x_of(high) > b else high
+    else:
+        raise CenteringError("the set {aᵀx = b, lo <= x <= hi} has no interior (the equality meets only its boundary)")
     for _ in range(iterations):
         middle = 0.5 * (low + high)
         if a @ x_of(middle) > b:
@@ -117,11 +119,17 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
     G, h = np.empty((0, n)), np.empty(0)
-    x = box_center(a, b, lo, hi)
+    try:
+        x = box_center(a, b, lo, hi)
+    except CenteringError as exc:
+        run.fail("failed", str(exc))
+        return
     for _ in run.iterations():
         try:
             x, factor = _newton_center(x, a, lo, hi, G, h) if center == "newton" else _cvxpy_center(x, a, b, lo, hi, G, h)
-        except (np.linalg.LinAlgError, CenteringError) as exc:
+            if not np.all(np.isfinite(x)):
+                raise CenteringError("the Newton steps left the finite numbers")
+        except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
             run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
             return
         alpha = np.clip(x, lo, hi)

@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 import formulations
 
-from ._validation import check_binary_labels, check_binary_targets, check_two_samples, penalty_vector
+from ._validation import check_binary_labels, check_binary_targets, check_kernel, check_two_samples, penalty_vector
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
 
@@ -60,7 +60,7 @@ class _PrecomputedBinaryClassifier(ClassifierMixin, BaseEstimator):
         if K.shape[0] != K.shape[1]:
             raise ValueError(f"{type(self).__name__} takes the square train×train similarity matrix; got shape {K.shape}")
         y_pm, self.classes_ = check_binary_labels(y, K.shape[0])
-        return (K + K.T) / 2, y_pm, penalty_vector(self.C, y_pm, self.classes_, self.class_weight)
+        return check_kernel(K, name="X"), y_pm, penalty_vector(self.C, y_pm, self.classes_, self.class_weight)
 
     def _test_rows(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -141,6 +141,9 @@ class ModSVC(_PrecomputedBinaryClassifier):
         self.solver = solver
 
     def fit(self, X, y):
+        if self.solver not in cp.installed_solvers():
+            raise ValueError(f"solver={self.solver!r} is not an installed cvxpy solver; choose one of "
+                             f"{sorted(cp.installed_solvers())}")
         K, y_pm, C = self._validate_training(X, y)
         n = len(y_pm)
         alpha, b, slack = cp.Variable(n, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)

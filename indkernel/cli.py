@@ -7,7 +7,9 @@ meeting it, 2 bad input (the message says what to fix).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import zipfile
 import warnings
 from pathlib import Path
 
@@ -37,13 +39,10 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
         X, y = datasets.load_digits_pair(3, 5)
         name = "digits 3 vs 5 (scikit-learn's bundled digits)"
     else:
-        path = Path(args.data)
-        if not path.is_file():
-            raise ValueError(f"DATA {path} does not exist; give a .npz (X or K, and y), a .npy with --labels, "
-                             "or a LIBSVM-format text file")
+        path = _input_file(args.data, "DATA")
         name = path.name
         if path.suffix == ".npz":
-            with np.load(path) as archive:
+            with _reading(path, "DATA", "a .npz archive (np.savez)"), np.load(path) as archive:
                 if "y" not in archive or not ({"X", "K"} & set(archive.files)):
                     raise ValueError(f"{path} must hold y and either X (features) or K (a precomputed similarity); "
                                      f"it holds {archive.files}")
@@ -54,9 +53,11 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
         elif path.suffix == ".npy":
             if args.labels is None:
                 raise ValueError("a .npy DATA file holds features only: pass --labels FILE (.npy or one label a line)")
-            X = np.load(path)
-            labels = Path(args.labels)
-            y = np.load(labels) if labels.suffix == ".npy" else np.loadtxt(labels, dtype=str)
+            with _reading(path, "DATA", "a .npy array of numbers (np.save)"):
+                X = np.load(path)
+            labels = _input_file(args.labels, "--labels")
+            with _reading(labels, "--labels", "a .npy array or a text file with one label a line"):
+                y = np.load(labels) if labels.suffix == ".npy" else np.loadtxt(labels, dtype=str, ndmin=1)
         else:
             X, y = datasets.load_libsvm(path)
     parameters = {"tangent": dict(gamma=args.gamma), "gaussian": dict(gamma=args.gamma),
@@ -64,6 +65,46 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     function = getattr(kernels, "tangent_distance" if args.similarity == "tangent" else args.similarity)
     described = ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
     return function(X, **parameters), y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
+
+
+def _input_file(name: str, what: str) -> Path:
+    """An existing regular file, else a ValueError that says what it is instead."""
+    path = Path(name)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a directory; give a file")
+    if not path.is_file():
+        raise ValueError(f"{what} {path} does not exist; give a .npz (X or K, and y), a .npy with --labels, "
+                         "or a LIBSVM-format text file")
+    return path
+
+
+@contextlib.contextmanager
+def _reading(path: Path, what: str, expected: str):
+    """Turn the errors of a file that is empty, truncated or not of its kind into one ValueError."""
+    try:
+        yield
+    except (OSError, EOFError, zipfile.BadZipFile, ValueError, KeyError) as exc:
+        raise ValueError(f"{what} {path} cannot be read as {expected} (empty, truncated or another format): "
+                         f"{exc}") from exc
+
+
+def _output_file(name: str | None, what: str) -> Path | None:
+    """Check before any work that ``name`` can be written: its folder exists and it is no folder."""
+    if name is None:
+        return None
+    path = Path(name)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise ValueError(f"{what} {path}: the folder {path.parent} does not exist; create it first")
+    return path
+
+
+def _output_folder(name: str, what: str) -> Path:
+    path = Path(name)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{what} {path} is an existing file; give a folder (it is created if missing)")
+    return path
 
 
 def _problem(args):
@@ -84,24 +125,27 @@ def _say(args, text: str) -> None:
 def _solve(args) -> int:
     from .solve import solve
 
+    alpha_out, history_out = _output_file(args.alpha_out, "--alpha-out"), _output_file(args.history_out, "--history-out")
     problem = _problem(args)
     _say(args, f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by {args.method} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
         result = solve(problem, args.method, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet)
     print(result)
-    if args.alpha_out:
-        np.save(args.alpha_out, result.alpha)
-        _say(args, f"alpha written to {args.alpha_out}")
-    if args.history_out:
-        result.history.to_csv(args.history_out, index=False)
-        _say(args, f"history written to {args.history_out}")
+    if alpha_out:
+        with open(alpha_out, "wb") as file:  # np.save on a name would append .npy to it
+            np.save(file, result.alpha)
+        _say(args, f"alpha written to {alpha_out} (.npy format)")
+    if history_out:
+        result.history.to_csv(history_out, index=False)
+        _say(args, f"history written to {history_out}")
     return 0 if result.status == "optimal" else 1
 
 
 def _compare(args) -> int:
     from .solve import compare, plot_comparison
 
+    plot = _output_file(args.plot, "--plot")
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -114,9 +158,9 @@ def _compare(args) -> int:
         import matplotlib.pyplot as plt
 
         axes = plot_comparison(table)
-        axes[0].figure.savefig(args.plot, dpi=120)
+        axes[0].figure.savefig(plot, dpi=120)
         plt.close(axes[0].figure)
-        _say(args, f"plot written to {args.plot}")
+        _say(args, f"plot written to {plot}")
     return 0
 
 
@@ -126,7 +170,8 @@ def _figures(args) -> int:
     matplotlib.use("Agg")
     from .reproduce import reproduce
 
-    written = reproduce(args.which, mode="full" if args.full else "quick", dataset=args.dataset, out=args.out,
+    out = _output_folder(args.out, "--out")
+    written = reproduce(args.which, mode="full" if args.full else "quick", dataset=args.dataset, out=out,
                         data_dir=args.data_dir, quiet=args.quiet)
     for name, path in written.items():
         print(f"{name}: {path} (and {path.with_suffix('.csv').name})")
@@ -136,7 +181,7 @@ def _figures(args) -> int:
 def _tables(args) -> int:
     from .experiments import write_tables
 
-    result = write_tables(args.out, quick=args.quick, digits=args.digits, n_jobs=args.n_jobs, data_dir=args.data_dir,
+    result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs, data_dir=args.data_dir,
                           quiet=args.quiet)
     print(result["markdown"])
     return 0

@@ -14,6 +14,7 @@ import hashlib
 import io
 import os
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -125,10 +126,23 @@ def fetch(name: str, data_dir=None, *, download: bool = True, timeout: float = 3
 
 
 def _usps_content_ok(path: Path) -> bool:
-    """A converted USPS file is valid when it has the published shape and label counts (its
-    compressed bytes depend on the zlib build)."""
-    with np.load(path) as data:
-        return data["X"].shape == (9298, 256) and np.array_equal(np.bincount(data["y"]), USPS_LABEL_COUNTS)
+    """A converted USPS file is valid when its arrays are the published ones: the sha256 of the
+    bytes of X (float64) then y (int64) is :data:`USPS_CONTENT_SHA256` (the compressed bytes of the
+    file depend on the zlib build, its content does not)."""
+    try:
+        with np.load(path) as data:
+            X, y = data["X"], data["y"]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return False
+    if X.dtype != np.float64 or y.dtype != np.int64 or X.shape != (9298, 256):
+        return False
+    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes())
+    digest.update(np.ascontiguousarray(y).tobytes())
+    return digest.hexdigest() == USPS_CONTENT_SHA256
+
+
+#: sha256 of ``X.tobytes() + y.tobytes()`` of the published ``usps.npz`` (data/README.md).
+USPS_CONTENT_SHA256 = "5c9e7c6fcfaef26f82d9eff34225422e1b319986c2f22fbe428ace97c483abb8"
 
 
 #: Images per digit 0-9 in all of USPS (7291 train + 2007 test).
@@ -176,10 +190,13 @@ def _check_pair(pair) -> None:
 
 def load_usps(pair=(3, 5), data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """USPS handwritten digits (Hull 1994), all 9298 images (7291 train + 2007 test): ``(X, y)``.
+    The file is checked against the published arrays before it is used.
 
     ``pair=(3, 5)`` keeps those two digits (1540 images; (4, 6): 1686), ``pair=None`` all ten.
     ``X`` is (n, 256), 16×16 images with intensities in [0, 1]; ``y`` the digits.
     """
+    if not (pair is None or isinstance(pair, (tuple, list, np.ndarray))):
+        raise TypeError(f"pair must be two digits such as (3, 5), or None for all ten; got {pair!r}")
     if pair is not None:
         _check_pair(pair)
     with np.load(fetch("usps.npz", data_dir, download=download)) as data:
@@ -212,8 +229,18 @@ def load_libsvm(path, n_features: int | None = None) -> tuple[np.ndarray, np.nda
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no LIBSVM-format file at {path}")
-    X, y = load_svmlight_file(str(path), n_features=n_features)
+    try:
+        X, y = load_svmlight_file(str(path), n_features=n_features)
+    except (ValueError, OverflowError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not a valid LIBSVM-format file ('label index:value ...' per line): {exc}") from exc
+    if X.shape[0] * X.shape[1] > MAX_DENSE_ENTRIES:
+        raise ValueError(f"{path} has feature indices up to {X.shape[1]}: a dense {X.shape[0]} x {X.shape[1]} matrix "
+                         f"exceeds {MAX_DENSE_ENTRIES:.0e} entries; renumber the features from 1")
     return X.toarray(), y.astype(int) if np.all(y == np.round(y)) else y
+
+
+#: Largest dense matrix (entries) that ``load_libsvm`` builds: 8 GB of float64.
+MAX_DENSE_ENTRIES = 10**9
 
 
 #: The loaders by data set name (``indkernel.datasets.LOADERS["german"]()``).

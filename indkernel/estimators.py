@@ -56,6 +56,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         "kernel": [StrOptions({"precomputed"}), callable],
         "method": [StrOptions(set(METHODS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
+        "absolute": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "test_kernel": [StrOptions(set(TEST_KERNELS))],
         "verbose": ["boolean"],
@@ -93,7 +94,8 @@ class _IndefiniteKernelMachine(BaseEstimator):
 
     def _solve(self, problem) -> None:
         """Solve, and set the fitted attributes from the certified solution."""
-        result = solve(problem, self.method, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
+        result = solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
+                       verbose=self.verbose)
         beta = problem.dual_coef(result.alpha)
         certificate = problem.certify(result.alpha)
         self.result_ = result
@@ -169,7 +171,10 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
     method : str, default "apg"
         Any method of :func:`indkernel.solve`.
     tol : float, default 1e-6
-        Target relative certified gap.
+        Target certified gap, relative to the α-dependent scale of the objective
+        (:attr:`indkernel.Certificate.relative_gap`) unless ``absolute=True``.
+    absolute : bool, default False
+        Measure ``tol`` against the gap itself.
     max_iter : int, optional
         Iteration cap (the method's default if None); hitting it warns ``ConvergenceWarning``.
     test_kernel : {"inductive", "transductive"}, default "inductive"
@@ -202,13 +207,14 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
     _problem = SVMProblem
 
     def __init__(self, C=1.0, rho=1.0, *, kernel="precomputed", class_weight=None, method="apg", tol=1e-6,
-                 max_iter=None, test_kernel="inductive", verbose=False):
+                 absolute=False, max_iter=None, test_kernel="inductive", verbose=False):
         self.C = C
         self.rho = rho
         self.kernel = kernel
         self.class_weight = class_weight
         self.method = method
         self.tol = tol
+        self.absolute = absolute
         self.max_iter = max_iter
         self.test_kernel = test_kernel
         self.verbose = verbose
@@ -275,13 +281,14 @@ class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
     }
 
     def __init__(self, C=1.0, rho=1.0, epsilon=0.1, *, kernel="precomputed", method="apg", tol=1e-6,
-                 max_iter=None, test_kernel="inductive", verbose=False):
+                 absolute=False, max_iter=None, test_kernel="inductive", verbose=False):
         self.C = C
         self.rho = rho
         self.epsilon = epsilon
         self.kernel = kernel
         self.method = method
         self.tol = tol
+        self.absolute = absolute
         self.max_iter = max_iter
         self.test_kernel = test_kernel
         self.verbose = verbose
@@ -317,13 +324,14 @@ class IndefiniteOneClassSVM(OutlierMixin, _IndefiniteKernelMachine):
         "nu": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, nu=0.5, rho=1.0, *, kernel="precomputed", method="apg", tol=1e-6, max_iter=None,
-                 test_kernel="inductive", verbose=False):
+    def __init__(self, nu=0.5, rho=1.0, *, kernel="precomputed", method="apg", tol=1e-6, absolute=False,
+                 max_iter=None, test_kernel="inductive", verbose=False):
         self.nu = nu
         self.rho = rho
         self.kernel = kernel
         self.method = method
         self.tol = tol
+        self.absolute = absolute
         self.max_iter = max_iter
         self.test_kernel = test_kernel
         self.verbose = verbose

@@ -32,7 +32,16 @@ def _features(values, name: str) -> np.ndarray:
     if A.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array with one sample per row; got shape {A.shape}")
     check_finite(A, name)
+    largest = float(np.max(np.abs(A), initial=0.0))
+    if largest > MAX_FEATURE:
+        raise ValueError(f"{name} has entries up to {largest:.3g}: inner products and squared distances would "
+                         f"overflow float64 (entries must stay below {MAX_FEATURE:g}); rescale the features, "
+                         "for instance with sklearn.preprocessing.StandardScaler")
     return A
+
+
+#: Largest feature magnitude the similarities accept (their sums of squares stay far from 1.8e308).
+MAX_FEATURE = 1e100
 
 
 def simpson(X, Y=None, *, threshold: float = 0.5) -> np.ndarray:
@@ -123,6 +132,9 @@ def tangent_distances(X, Y=None, *, image_shape=None, smoothing: float = 0.9) ->
     A, B = _pair(X, Y)
     shape = _image_shape(A.shape[1], image_shape)
     check_nonnegative_scalar(smoothing, "smoothing", "the Gaussian blur (pixels) before the image derivatives")
+    if smoothing > max(shape):
+        raise ValueError(f"smoothing must be at most the image size ({max(shape)} pixels; a wider blur leaves a "
+                         f"constant image and would need a filter of {smoothing:.3g} pixels); got {smoothing!r}")
     QA = _tangent_basis(image_tangents(A, shape, smoothing))
     QB = QA if Y is None else _tangent_basis(image_tangents(B, shape, smoothing))
     squared = _squared_distances(A, B)
@@ -149,7 +161,11 @@ def _image_shape(p: int, image_shape) -> tuple[int, int]:
         if side * side != p:
             raise ValueError(f"images of {p} pixels are not square; pass image_shape=(height, width)")
         return side, side
+    if np.ndim(image_shape) != 1 or len(image_shape) != 2:
+        raise ValueError(f"image_shape must be (height, width); got {image_shape!r}")
     height, width = (int(v) for v in image_shape)
+    if height < 1 or width < 1:
+        raise ValueError(f"image_shape must have positive height and width; got {image_shape!r}")
     if height * width != p:
         raise ValueError(f"image_shape {image_shape} has {height * width} pixels but the rows have {p}")
     return height, width

@@ -222,6 +222,18 @@ class IndefiniteProblem(ABC):
         code starts)."""
         return project_box_hyperplane((self._lo + self._hi) / 2, self._a, self._b, self._lo, self._hi)
 
+    def only_point(self) -> np.ndarray | None:
+        """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),
+        else None; the methods that need an interior (ACCPM, the conic models) are then skipped."""
+        a, b, lo, hi = self.feasible_set
+        low_end, high_end = np.where(a > 0, lo, hi), np.where(a > 0, hi, lo)
+        slack = 1e-12 * float(np.abs(a) @ np.maximum(np.abs(lo), np.abs(hi)))
+        if np.all(lo == hi) or abs(float(a @ high_end) - b) <= slack:
+            return high_end.astype(float)
+        if abs(float(a @ low_end) - b) <= slack:
+            return low_end.astype(float)
+        return None
+
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
         alpha = check_vector(alpha, self.dim, "alpha")
@@ -248,8 +260,9 @@ class IndefiniteProblem(ABC):
         (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
         magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
         hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
-        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½uᵀK*u`` is the α-dependent
-        size of the objective, against which the solvers measure a relative gap.
+        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` (a bound
+        on ``|ℓ(α)| + ½uᵀK*u``) is the α-dependent size of the objective, against which the
+        solvers measure a relative gap.
 
         Raises
         ------
@@ -303,7 +316,8 @@ class IndefiniteProblem(ABC):
                                     + kernel_error * beta_norm * (0.5 * beta_norm + weights_norm))
                 if upper_beta + upper_beta_error < upper + upper_error:
                     upper, upper_error, offset, source = upper_beta, upper_beta_error, offset_beta, "libsvm"
-        scale = abs(linear) + 0.5 * abs(uKu)
+        uu = u_norm * u_norm
+        scale = abs(linear) + 0.5 * (self.oracle.norm + uu / (4 * self.rho)) * uu
         return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))

@@ -259,6 +259,8 @@ def make_oracle(name, K0: np.ndarray):
     """The oracle called ``name`` on ``K0`` (or a ready oracle), else a ValueError listing the
     known names."""
     if not isinstance(name, str):
+        if not callable(name):
+            raise TypeError(f"oracle must be one of {sorted(ORACLES)} or an oracle object; got {name!r}")
         return name
     if name not in ORACLES:
         raise ValueError(f"oracle must be one of {sorted(ORACLES)}; got {name!r}")

@@ -30,7 +30,7 @@ class SolveResult(Bracket):
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
-    scale : float, ``|ℓ(α)| + ½uᵀK*u`` at alpha, the denominator of ``relative_gap``.
+    scale : float, ``|ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` at alpha, the denominator of ``relative_gap``.
     """
 
     alpha: np.ndarray

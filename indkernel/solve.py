@@ -63,6 +63,8 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
     """
     if not isinstance(problem, IndefiniteProblem):
         raise TypeError(f"problem must be an indkernel problem such as SVMProblem; got {type(problem).__name__}")
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a name such as 'apg' (one of {sorted(METHODS)}); got {method!r}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
     function, default_max_iter = METHODS[method]
@@ -72,8 +74,15 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
               time_limit=time_limit, refine_every=refine_every, verbose=verbose)
+    only = problem.only_point()
     with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
-        function(problem, run, **options)
+        if only is not None:  # nothing to optimize: A is one point
+            for _ in run.iterations():
+                run.observe(only, refine=False)
+                if run.status is None:
+                    run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
+        else:
+            function(problem, run, **options)
     return run.result()
 
 
@@ -83,6 +92,11 @@ def compare(problem: IndefiniteProblem, methods=("pg", "apg", "accpm"), **kwargs
     Returns a DataFrame with one row per method (method, lower, upper, gap, iterations, seconds,
     status); the full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
     """
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise TypeError(f"methods must be a list of method names such as ['pg', 'apg']; got {methods!r}")
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown or len(set(methods)) != len(methods):
+        raise ValueError(f"methods must be distinct names from {sorted(METHODS)}; got {list(methods)}")
     results = {method: solve(problem, method, **kwargs) for method in methods}
     table = pd.DataFrame([dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations,
                                seconds=r.seconds, status=r.status) for m, r in results.items()])
@@ -99,7 +113,10 @@ def plot_comparison(results, axes=None):
     import matplotlib.pyplot as plt
 
     if isinstance(results, pd.DataFrame):
-        results = results.attrs["results"]
+        results = results.attrs.get("results")
+    if not isinstance(results, dict) or not all(isinstance(r, SolveResult) for r in results.values()):
+        raise TypeError("results must be the table of compare(...) or a dict {method: SolveResult}; "
+                        f"got {type(results).__name__}")
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 4))
     for method, result in results.items():

@@ -20,8 +20,8 @@ from .problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
 
-#: A gap within this many round-off allowances (plus tol) of zero cannot be narrowed further: the
-#: objective values that a method compares are as noisy as that.
+#: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
+#: the run (status "roundoff"): the objective values a method compares are as noisy as that.
 ROUNDOFF_MULTIPLE = 4
 
 
@@ -127,9 +127,9 @@ class Run:
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
             self.status, self.reason = "optimal", f"certified {kind} gap {self.gap_measure:.2e} <= tol={self.tol:g}"
-        elif self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance + self.tol * self.denominator:
+        elif self.allowance >= self.tol * self.denominator and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance:
             self.status, self.reason = "roundoff", (
-                f"the certified {kind} gap {self.gap_measure:.2e} exceeds tol={self.tol:g} only by round-off: "
+                f"the certified {kind} gap {self.gap_measure:.2e} cannot reach tol={self.tol:g} in floating point: "
                 f"the gap {self.upper - self.lower:.3g} is within {ROUNDOFF_MULTIPLE} times the floating-point allowance "
                 f"{self.allowance:.3g} "
                 f"(scale of the objective {self.scale:.3g}); pass absolute=True with tol >= "
@@ -184,7 +184,7 @@ class Run:
 
     @property
     def denominator(self) -> float:
-        """1, or for a relative gap the scale ``|ℓ(α)| + ½uᵀK*u`` of the best α (``Certificate.scale``)."""
+        """1, or for a relative gap the scale ``|ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` of the best α (``Certificate.scale``)."""
         return 1.0 if self.absolute else self.scale
 
     @property
