@@ -54,7 +54,7 @@ def usps35(n: int, seed: int = 0):
 
 def reached(history: pd.DataFrame, target: float):
     """(iterations, seconds) at the first certified relative gap <= target, or (None, None)."""
-    hit = history[history.gap <= target * history.lower.abs()]
+    hit = history[history.gap <= target * history.scale]
     return (None, None) if hit.empty else (int(hit.iteration.iloc[0]), float(hit.time.iloc[0]))
 
 

@@ -25,9 +25,17 @@ class Formulation:
     def solve(self, **kwargs) -> float:
         """Solve (keywords go to ``cvxpy.Problem.solve``) and return the optimal value.
 
-        Raises RuntimeError unless the solver reports an optimal (possibly inaccurate) solution.
+        Raises RuntimeError unless the solver reports an optimal (possibly inaccurate) solution,
+        also when the solver panics (Clarabel's Rust ``PanicException`` is not an ``Exception``).
         """
-        self.problem.solve(**kwargs)
+        try:
+            self.problem.solve(**kwargs)
+        except Exception:
+            raise
+        except BaseException as exc:
+            if type(exc).__name__ != "PanicException":
+                raise  # KeyboardInterrupt, SystemExit
+            raise RuntimeError(f"the solver panicked: {exc}") from exc
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(f"the solver ended with status {self.problem.status!r}")
         return float(self.problem.value)

@@ -62,6 +62,12 @@ MAX_KERNEL_SCALE = 1e150
 MAX_TERM = 1e250
 
 
+def safe_norm(v: np.ndarray) -> float:
+    """``‖v‖₂`` without overflow in the squares (``inf`` only when the norm itself is)."""
+    largest = float(np.max(np.abs(v), initial=0.0))
+    return 0.0 if largest == 0 else largest * float(np.sqrt(np.sum((v / largest) ** 2)))
+
+
 def check_scale(K0: np.ndarray, box_norm: float, rho: float, *, kernel: str = "K0", box: str = "C",
                 penalty: str = "rho") -> None:
     """Refuse data whose objective would overflow, naming what to rescale (before any work).

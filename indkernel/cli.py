@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1)")
     problem.add_argument("--class-weight", choices=("balanced",), default=None,
                          help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
-    problem.add_argument("--tol", type=float, default=1e-6, help="relative certified gap to reach (default 1e-6)")
+    problem.add_argument("--tol", type=float, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + u'K*u/2 of the objective (default 1e-6)")
     problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
 
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     solve.add_argument("--method", choices=("pg", "apg", "accpm", "exchange", "sdp"), default="apg")
     solve.add_argument("--alpha-out", help="write the solution alpha here (.npy)")
-    solve.add_argument("--history-out", help="write the history (iteration, time, lower, upper, gap) here (.csv)")
+    solve.add_argument("--history-out", help="write the history (iteration, time, lower, upper, gap, scale) here (.csv)")
     solve.set_defaults(run=_solve)
 
     compare = commands.add_parser("compare", parents=[problem], help="run several methods on one problem",

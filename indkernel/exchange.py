@@ -19,14 +19,21 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
     cut of ``K_{i+1} = K*(α_i)`` and drops cuts whose multiplier is below ``inactive_tol`` (the
     newest is always kept). The masters are solved at the solver's default accuracy (at tight
     settings Clarabel fails on the nearly parallel cuts of late rounds); a failed master is
-    retried with the second-opinion solver. The master value ``t_i`` bounds ``p*`` from above, so the method's own
-    stopping value is ``t_i - f(α_i)`` (reported as ``details["exchange_gap"]``, per round in
-    ``details["exchange_gaps"]``); the status still rests on indkernel's certificate at ``α_i``,
-    refined by libsvm whenever the method's own gap is within tolerance.
+    retried with the second-opinion solver.
+
+    In exact arithmetic the master value ``t_i`` bounds ``p*`` from above, so the method's own
+    stopping value is ``t_i - f(α_i)`` (``details["exchange_gap"]``, per round in
+    ``details["exchange_gaps"]``). It is an *uncertified estimate*: a master solved to the conic
+    solver's accuracy can put ``t_i`` below ``f(α_i)`` (a negative own gap). The status rests
+    only on indkernel's certificate at ``α_i``, refined by libsvm whenever the own gap is within
+    tolerance. When the own gap has been within tolerance for ``STALL_ROUNDS`` rounds and the
+    certified gap has not shrunk by a tenth, the masters' accuracy is the limit and the run
+    stops with status ``"inaccurate"``.
     """
     kernels = [problem.proxy_kernel(np.zeros(problem.dim))]
     factors = [formulations.psd_factor(kernels[0])]
     own_gaps = run.details.setdefault("exchange_gaps", [])
+    best_gap, stalled = np.inf, 0
     for _ in run.iterations():
         model = problem.siqclp_model(kernels, factors)
         try:
@@ -43,12 +50,23 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
         own_converged = own_gaps[-1] <= run.tol * max(run.denominator, abs(t) if run.absolute else 0.0)
         if run.observe(alpha, refine=True if own_converged else None):
             return
+        gap = run.upper - run.lower
+        stalled = stalled + 1 if own_converged and gap > 0.9 * best_gap else 0
+        best_gap = min(best_gap, gap)
+        if stalled >= STALL_ROUNDS:
+            run.fail("inaccurate", f"the master's own gap has been within tol for {STALL_ROUNDS} rounds while the "
+                     f"certified gap stays at {gap:.3g}: the masters are solved only to {solver}'s accuracy "
+                     "(pass a larger tol, or use method='apg')")
+            return
         multipliers = np.array([np.ravel(c.dual_value)[0] for c in model.problem.constraints[3:]])
         active = [i for i, m in enumerate(multipliers[:-1]) if m > inactive_tol] + [len(kernels) - 1]
         kernels, factors = [kernels[i] for i in active], [factors[i] for i in active]
         kernels.append(problem.proxy_kernel(alpha))
         factors.append(formulations.psd_factor(kernels[-1]))
 
+
+#: Rounds with the own gap within tol and no progress of the certified gap before giving up.
+STALL_ROUNDS = 10
 
 #: The time-limit setting of each conic solver, so a master solve ends with the run's time_limit.
 TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}

@@ -36,7 +36,7 @@ class OneClassProblem(IndefiniteProblem):
         super().__init__(K0, rho, oracle)
         self.bound = 1.0 / (self.nu * n)
         self._a, self._b, self._lo, self._hi = np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound)
-        self._check_scale(box="1/(nu·n)")
+        self._check_scale(box_name="1/(nu·n)")
 
     def _u(self, alpha):
         return alpha

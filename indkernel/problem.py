@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.linalg
 
-from ._validation import check_scale, check_vector
+from ._validation import check_scale, check_vector, safe_norm
 from .certificate import Certificate
 from .projection import project_box_hyperplane
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
@@ -65,13 +65,24 @@ class IndefiniteProblem(ABC):
         self._cached_alpha: np.ndarray | None = None
         self._cached_point: ProxyPoint | None = None
 
-    def _check_scale(self, box: str = "C", penalty: str = "rho", kernel: str = "K0") -> None:
+    def _check_scale(self, box_name: str = "C", penalty: str = "rho", kernel: str = "K0") -> None:
         """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`);
-        subclasses call it once their feasible set is set."""
-        box_norm = float(np.linalg.norm(np.maximum(np.abs(self._lo), np.abs(self._hi))))
+        subclasses call it last in ``__init__``, and the problem is read-only from then on."""
+        box = np.maximum(np.abs(self._lo), np.abs(self._hi))
+        box_norm = safe_norm(box)
         if self._scale is not None:
             box_norm *= float(np.max(self._scale))
-        check_scale(self._oracle_K0, box_norm, self.rho, kernel=kernel, box=box, penalty=penalty)
+        check_scale(self._oracle_K0, box_norm, self.rho, kernel=kernel, box=box_name, penalty=penalty)
+        for array in (self.K0, self._oracle_K0, self._lo, self._hi, self._a):
+            array.setflags(write=False)
+        self._frozen = True
+
+    def __setattr__(self, name: str, value) -> None:
+        # validated once: a changed rho or C would skip the checks and void the certificate
+        if getattr(self, "_frozen", False) and not name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__}.{name} is read-only once the problem is built (it was "
+                                 f"validated then); build a new {type(self).__name__} with the new {name}")
+        super().__setattr__(name, value)
 
     # ----- machine-specific hooks -------------------------------------------------------
     @abstractmethod
@@ -260,9 +271,9 @@ class IndefiniteProblem(ABC):
         (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
         magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
         hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
-        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` (a bound
-        on ``|ℓ(α)| + ½uᵀK*u``) is the α-dependent size of the objective, against which the
-        solvers measure a relative gap.
+        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½uᵀK*u`` is the α-dependent
+        size of the objective (it leaves out the constant ``ρ‖(K0)₋‖²_F``-like part of φ), against
+        which the solvers measure a relative gap.
 
         Raises
         ------
@@ -316,8 +327,7 @@ class IndefiniteProblem(ABC):
                                     + kernel_error * beta_norm * (0.5 * beta_norm + weights_norm))
                 if upper_beta + upper_beta_error < upper + upper_error:
                     upper, upper_error, offset, source = upper_beta, upper_beta_error, offset_beta, "libsvm"
-        uu = u_norm * u_norm
-        scale = abs(linear) + 0.5 * (self.oracle.norm + uu / (4 * self.rho)) * uu
+        scale = abs(linear) + 0.5 * abs(uKu)
         return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))

@@ -78,8 +78,8 @@ def enforce_equality(z: np.ndarray, a: np.ndarray, b: float, lo: np.ndarray, hi:
     """
     for _ in range(2):
         residual = float(a @ z) - b
-        if residual == 0.0:
-            break
+        if abs(residual) <= 4 * np.finfo(float).eps * (float(np.abs(a) @ np.abs(z)) + abs(b)):
+            break  # the round-off of the sum itself: nothing left to correct
         free = (z > lo) & (z < hi)
         if np.any(free):
             shifted = z.copy()

@@ -88,7 +88,7 @@ def _history(problem: SVMProblem, method: str, **options) -> tuple[pd.DataFrame,
     history = result.history
     if history.empty:  # stopped before its first certificate (a first master solve over the time limit)
         history = pd.DataFrame([dict(iteration=result.iterations, time=result.seconds, lower=np.nan, upper=np.nan,
-                                     gap=np.nan)])
+                                     gap=np.nan, scale=np.nan)])
     return history.assign(method=method), result.status
 
 

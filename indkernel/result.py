@@ -9,7 +9,7 @@ import pandas as pd
 
 from .certificate import Bracket
 
-HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap"]
+HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap", "scale"]
 
 
 @dataclass
@@ -26,11 +26,12 @@ class SolveResult(Bracket):
     stop_reason : str, a sentence for people.
     iterations : int
     seconds : float
-    history : pandas.DataFrame with columns iteration, time, lower, upper, gap (best so far).
+    history : pandas.DataFrame with columns iteration, time, lower, upper, gap (best so far) and
+        scale (of the best α; ``gap / scale`` is the relative gap).
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
-    scale : float, ``|ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` at alpha, the denominator of ``relative_gap``.
+    scale : float, ``|ℓ(α)| + ½uᵀK*u`` at alpha, the denominator of ``relative_gap``.
     """
 
     alpha: np.ndarray

@@ -8,7 +8,7 @@ from sklearn.svm import SVC
 
 import formulations
 
-from ._validation import check_binary_labels, check_scale, check_kernel, check_positive_scalar, check_vector, penalty_vector
+from ._validation import check_binary_labels, check_scale, safe_norm, check_kernel, check_positive_scalar, check_vector, penalty_vector
 from .intercept import active_terms, best_hinge_intercept
 from .problem import IndefiniteProblem, libsvm_quietly
 from .proxy import MercerProxy, psd_part
@@ -58,7 +58,7 @@ class SVMProblem(IndefiniteProblem):
         rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn")
         super().__init__(K0, rho, oracle)
         self._d = self.y
-        self._check_scale(box="C (with class_weight)")
+        self._check_scale(box_name="C (with class_weight)")
 
     def _set_labels(self, K0, y, C, class_weight, symmetrize) -> np.ndarray:
         """Validate; set ``y`` (±1), ``classes``, ``C`` (per sample) and ``A = {yᵀα = 0, 0 <= α <= C}``."""
@@ -123,7 +123,7 @@ class PerturbSVMProblem(SVMProblem):
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        check_scale(K0, float(np.linalg.norm(self.C)), check_positive_scalar(rho, "rho", "the penalty"),
+        check_scale(K0, safe_norm(self.C), check_positive_scalar(rho, "rho", "the penalty"),
                     box="C (with class_weight)")
         K0, norm = psd_part(K0)
         super().__init__(K0, y, C, rho, class_weight=class_weight, oracle=MercerProxy(K0, norm))
@@ -161,7 +161,7 @@ class ComponentwiseSVMProblem(SVMProblem):
         scale = 1.0 / np.sqrt(self.h)
         IndefiniteProblem.__init__(self, K0, 1.0, oracle, scale=scale)
         self._d = self.y * scale
-        self._check_scale(box="C (with class_weight) and h", penalty="h", kernel="K0/(√h√hᵀ)")
+        self._check_scale(box_name="C (with class_weight) and h", penalty="h", kernel="K0/(√h√hᵀ)")
 
     def maxmin_model(self):
         return formulations.penalized_maxmin_sdp(self.K0, self.y, self.C, self.h)

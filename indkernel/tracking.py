@@ -122,7 +122,7 @@ class Run:
             self.alpha, self.lower, self.scale = np.array(alpha, copy=True), certificate.lower, certificate.scale
         self.upper = min(self.upper, certificate.upper)
         self.allowance = certificate.allowance
-        self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower))
+        self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale))
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
@@ -184,7 +184,7 @@ class Run:
 
     @property
     def denominator(self) -> float:
-        """1, or for a relative gap the scale ``|ℓ(α)| + ½‖K0 + σuuᵀ‖₂‖u‖²`` of the best α (``Certificate.scale``)."""
+        """1, or for a relative gap the scale ``|ℓ(α)| + ½uᵀK*u`` of the best α (``Certificate.scale``)."""
         return 1.0 if self.absolute else self.scale
 
     @property

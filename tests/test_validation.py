@@ -35,7 +35,7 @@ def test_kernel_not_finite(bad):
 def test_kernel_not_symmetric_unless_asked():
     K = K0.copy()
     K[0, 1] += 1e-3
-    with pytest.raises(ValueError, match="pass symmetrize=True"):
+    with pytest.raises(ValueError, match="symmetrize=True"):
         SVMProblem(K, Y)
     p = SVMProblem(K, Y, symmetrize=True)
     np.testing.assert_array_equal(p.K0, (K + K.T) / 2)

@@ -1,0 +1,238 @@
+"""The adversarial findings (issue "Certified in floating point"): each reproducer gives a valid
+bracket or a named error before any work. The property suite over every problem type is in
+``test_properties.py``."""
+
+import importlib
+import warnings
+
+import cvxpy
+import numpy as np
+import pytest
+import scipy.linalg
+
+from indkernel import (ComponentwiseSVMProblem, IndefiniteSVC, OneClassProblem, SVMProblem, SVRProblem,
+                       compare, plot_comparison, solve)
+from indkernel.baselines import ModSVC, SpectrumSVC
+from indkernel.kernels import gaussian, linear, tangent_distance
+from indkernel.tracking import SolveError
+from problems import TIGHT_CLARABEL
+
+solve_module = importlib.import_module("indkernel.solve")  # the module, which `solve` shadows
+
+
+def random_kernel(n, seed=0):
+    A = np.random.default_rng(seed).standard_normal((n, n))
+    return (A + A.T) / 2
+
+
+def labels(n, seed=0):
+    y = np.where(np.random.default_rng(seed + 1).random(n) < 0.5, 1.0, -1.0)
+    y[:2] = 1.0, -1.0
+    return y
+
+
+def max_min_value(problem) -> float:
+    model = problem.maxmin_model()
+    return model.solve(**TIGHT_CLARABEL)
+
+
+def assert_brackets(result, p_star, slack=1e-7):
+    """``lower <= p* <= upper`` up to the reference solver's own accuracy."""
+    assert np.isfinite(result.lower) and np.isfinite(result.upper)
+    assert result.lower <= result.upper
+    assert result.lower <= p_star + slack * (1 + abs(p_star))
+    assert result.upper >= p_star - slack * (1 + abs(p_star))
+
+
+# ----- brackets that were wrong while the status said "optimal" ------------------------------
+@pytest.mark.parametrize("shift", [0.0, 1e6, 1e7, 1e8])
+def test_svr_with_shifted_targets_keeps_a_valid_bracket(shift):
+    K, y = random_kernel(10), np.random.default_rng(3).standard_normal(10)
+    p_star = max_min_value(SVRProblem(K, y, epsilon=0.1))
+    result = solve(SVRProblem(K, y + shift, epsilon=0.1), "apg")
+    assert result.status == "optimal"
+    assert_brackets(result, p_star)
+    assert result.gap <= 1e-6 * result.scale
+
+
+def test_svr_intercept_follows_the_shift():
+    K, y = random_kernel(10), np.random.default_rng(3).standard_normal(10)
+    plain, shifted = SVRProblem(K, y, epsilon=0.1), SVRProblem(K, y + 1e6, epsilon=0.1)
+    alpha = solve(plain, "apg").alpha
+    assert shifted.certify(alpha).intercept == pytest.approx(plain.certify(alpha).intercept + 1e6, abs=1e-6)
+
+
+def test_svr_with_a_huge_tube_has_upper_at_least_lower():
+    K, y = random_kernel(10), np.random.default_rng(3).standard_normal(10)
+    p_star = 1.0 * np.sum(np.minimum(scipy.linalg.eigvalsh(K), 0) ** 2)  # α = 0 is optimal: f(0) = ρ‖(K0)_-‖²
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(SVRProblem(K, y, epsilon=1e17), "apg")
+    assert result.lower <= p_star <= result.upper
+    assert result.gap >= 0 and result.status in ("optimal", "roundoff")
+
+
+def test_relative_gap_is_measured_against_the_part_that_moves_with_alpha():
+    """A kernel scaled by 1e4 is dominated by the constant ρ‖(K0)_-‖²; a run must not call an α
+    with a large absolute gap optimal."""
+    K, y = random_kernel(20), labels(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(SVMProblem(K * 1e4, y), "apg", max_iter=300)
+    assert result.iterations > 1 and result.lower <= result.upper
+    if result.status == "optimal":
+        assert result.gap <= 1e-6 * result.scale
+    assert result.scale < 1e-3 * abs(result.lower)  # the scale leaves the constant out
+    certificate = SVMProblem(K * 1e4, y).certify(SVMProblem(K * 1e4, y).initial_point())
+    assert certificate.relative_gap > 1e-3  # the start is far from optimal, and says so
+
+
+def test_negative_gaps_from_round_off_are_gone():
+    y = labels(20)
+    p = SVMProblem(-np.outer(y, y), y)
+    result = solve(p, "apg")
+    assert result.gap >= 0 and result.lower <= result.upper
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        absolute = solve(SVMProblem(random_kernel(20) * 1e4, y), "apg", absolute=True, max_iter=300)
+    assert absolute.gap >= 0
+
+
+def test_problems_are_read_only_after_validation():
+    p = SVMProblem(random_kernel(6), labels(6))
+    with pytest.raises(AttributeError, match="rho is read-only"):
+        p.rho = -1
+    with pytest.raises(ValueError):
+        p.K0[0, 0] = 5.0
+
+
+# ----- overflow: a named error before any work -----------------------------------------------
+@pytest.mark.parametrize("build", [
+    lambda: SVMProblem(np.array([[1.0, 2.0], [2.0, -1.0]]) * 1e200, [1, -1]),
+    lambda: SVMProblem(random_kernel(6) * 1e155, labels(6)),
+    lambda: SVMProblem(random_kernel(6), labels(6), C=1e100),
+    lambda: SVMProblem(random_kernel(6), labels(6), rho=1e-300),
+    lambda: ComponentwiseSVMProblem(random_kernel(6), labels(6), h=np.full(6, 1e300)),
+    lambda: IndefiniteSVC(class_weight={1.0: 1e300}).fit(random_kernel(6), labels(6)),
+], ids=["K0-1e200", "K0-1e155", "C-1e100", "rho-1e-300", "h-1e300", "class-weight-1e300"])
+def test_overflowing_problems_are_refused_with_a_named_error(build):
+    with pytest.raises(ValueError, match="K0|C|rho|h"):
+        build()
+
+
+def test_apg_stops_on_its_limits_inside_backtracking(monkeypatch):
+    """A NaN objective inside backtracking ends the run with a named status, never a hang."""
+    p = SVMProblem(random_kernel(8), labels(8))
+    calls = {"n": 0}
+    original = type(p).objective
+
+    def poisoned(self, alpha, form="negative-part"):
+        calls["n"] += 1
+        return np.nan if calls["n"] > 3 else original(self, alpha, form)
+
+    monkeypatch.setattr(type(p), "objective", poisoned)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(p, "apg", max_iter=5, time_limit=5)
+    assert result.status == "numerical_error" and "NaN" in result.stop_reason
+
+
+def test_a_run_that_fails_before_any_certificate_says_why(monkeypatch):
+    def failing(problem, run):
+        run.fail("failed", "the method could not start")
+
+    monkeypatch.setitem(solve_module.METHODS, "apg", (failing, 10))
+    with pytest.raises(SolveError, match="could not start"):
+        IndefiniteSVC().fit(random_kernel(6), labels(6))
+
+
+def test_a_solver_panic_is_a_named_failure(monkeypatch):
+    """Clarabel's Rust panics raise ``PanicException``, a BaseException: it must not escape."""
+    class PanicException(BaseException):
+        pass
+
+    def panic(self, *args, **kwargs):
+        raise PanicException("index out of bounds")
+
+    monkeypatch.setattr(cvxpy.Problem, "solve", panic)
+    with pytest.raises(SolveError, match="panicked"):
+        solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
+
+
+# ----- infeasible points and edge values -----------------------------------------------------
+def test_projection_of_huge_points_is_feasible():
+    p = SVMProblem(random_kernel(3), [1, -1, 1])
+    for x in (np.full(3, 1e20), np.array([1e300, -1e300, 5.0]), np.array([-1e20, 1e20, 3.0])):
+        z = p.project(x)
+        assert np.all((0 <= z) & (z <= p.C)) and abs(p.y @ z) <= 1e-15
+    np.testing.assert_allclose(p.project(np.array([1e300, -1e300, 5.0])), [0, 0, 0])
+
+
+def test_huge_steps_and_starts_give_valid_runs():
+    p = SVMProblem(random_kernel(6), labels(6))
+    p_star = max_min_value(p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for result in (solve(p, "pg", step=1e300, max_iter=200), solve(p, "apg", alpha0=np.full(6, 1e300))):
+            assert result.status in ("optimal", "max_iter", "numerical_error")
+            assert_brackets(result, p_star)
+
+
+@pytest.mark.parametrize("method", ["pg", "apg", "accpm", "exchange", "sdp"])
+def test_one_class_with_nu_one_is_the_single_feasible_point(method):
+    p = OneClassProblem(random_kernel(10), nu=1.0)
+    result = solve(p, method)
+    assert result.status == "optimal"
+    np.testing.assert_allclose(result.alpha, np.full(10, 0.1))
+    assert result.lower <= p.objective(np.full(10, 0.1)) <= result.upper
+
+
+@pytest.mark.parametrize("problem", [
+    lambda: SVMProblem(np.zeros((10, 10)), labels(10)),
+    lambda: SVMProblem(random_kernel(20, 4), labels(20, 4)),
+    lambda: SVRProblem(random_kernel(20, 5), np.random.default_rng(5).standard_normal(20)),
+], ids=["zeros-10", "svm-20", "svr-20"])
+def test_exchange_defaults_finish_within_a_minute(problem):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(problem(), "exchange")
+    assert result.seconds < 60
+    assert result.status == "optimal" or result.stop_reason
+    assert result.lower <= result.upper
+
+
+# ----- unclear errors that named no argument ---------------------------------------------------
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: SVMProblem(random_kernel(3), np.array([1, None, -1], dtype=object)), ValueError, "None"),
+    (lambda: SVMProblem(random_kernel(3), np.array([1, "a", -1], dtype=object)), TypeError, "one kind"),
+    (lambda: solve(SVMProblem(random_kernel(3), [1, -1, 1]), ["apg"]), TypeError, "method"),
+    (lambda: compare(SVMProblem(random_kernel(3), [1, -1, 1]), methods="apg"), TypeError, "methods"),
+    (lambda: compare(SVMProblem(random_kernel(3), [1, -1, 1]), methods=["apg", "apg"]), ValueError, "distinct"),
+    (lambda: plot_comparison(None), TypeError, "results"),
+    (lambda: SVMProblem(random_kernel(3), [1, -1, 1], oracle=None), TypeError, "oracle"),
+    (lambda: SVMProblem(random_kernel(3), [1, -1, 1], class_weight={1: "a"}), TypeError, "class_weight"),
+    (lambda: SVMProblem(random_kernel(3) + 1j, [1, -1, 1]), TypeError, "K0"),
+    (lambda: SVMProblem(random_kernel(3).astype(str), [1, -1, 1]), TypeError, "K0"),
+    (lambda: tangent_distance(np.random.default_rng(0).random((3, 64)), smoothing=1e10), ValueError, "smoothing"),
+    (lambda: tangent_distance(np.random.default_rng(0).random((3, 64)), image_shape=(-8, -8)), ValueError,
+     "image_shape"),
+    (lambda: ModSVC(solver="NOPE").fit(random_kernel(4) @ random_kernel(4), labels(4)), ValueError, "solver"),
+    (lambda: SpectrumSVC("denoise").fit(np.triu(random_kernel(4)) + 5 * np.eye(4), labels(4)), ValueError,
+     "symmetric"),
+    (lambda: SVMProblem(np.triu(np.full((4, 4), 5e-11)), labels(4)), ValueError, "symmetric"),
+    (lambda: gaussian(np.full((3, 2), 1e200)), ValueError, "X"),
+    (lambda: linear(np.full((3, 2), 1e200)), ValueError, "X"),
+    (lambda: tangent_distance(np.full((3, 64), 1e200)), ValueError, "X"),
+], ids=["y-None", "y-mixed", "method-list", "methods-string", "methods-duplicate", "plot-None", "oracle-None",
+        "class-weight-string", "K0-complex", "K0-string", "smoothing", "image-shape", "modsvc-solver",
+        "spectrum-asymmetric", "tiny-asymmetry", "gaussian-overflow", "linear-overflow", "tangent-overflow"])
+def test_bad_input_names_the_argument(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_load_usps_names_a_bad_pair():
+    from indkernel.datasets import load_usps
+
+    with pytest.raises(TypeError, match="pair"):
+        load_usps(3)
