@@ -104,6 +104,11 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     iterations, while 4n converged and 5n converged faster. The default is therefore 5n
     inequalities, the reference code's effective total: at most 3n cuts.
 
+    The method runs in the box's own coordinates ``t = (x - lo)/(hi - lo) ∈ [0, 1]ⁿ``, with the
+    equality and every cut scaled to unit norm: the centers are the same points as in x (an
+    analytic center does not depend on how its constraints are scaled), but the arithmetic no
+    longer depends on the scale of C, so a box of 1e60 centers as well as a box of 1.
+
     Parameters
     ----------
     center : "newton" (default) or "cvxpy"
@@ -113,8 +118,11 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     """
     if center not in CENTERS:
         raise ValueError(f"center must be one of {CENTERS}; got {center!r}")
-    a, b, lo, hi = problem.feasible_set
-    n = problem.dim
+    a, b, origin, top = problem.feasible_set
+    n, width = problem.dim, top - origin
+    a, b = a * width, b - a @ origin  # aᵀx = b in t = (x - origin)/width
+    a, b = a / np.linalg.norm(a), b / np.linalg.norm(a)
+    lo, hi = np.zeros(n), np.ones(n)
     max_cuts = (5 * n if max_constraints is None else max_constraints) - 2 * n
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
@@ -132,10 +140,11 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
             run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
             return
-        alpha = np.clip(x, lo, hi)
+        alpha = problem.project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         if run.observe(alpha):
             return
-        g = problem.gradient(x)
+        g = problem.gradient(alpha) * width  # the gradient in t
+        g = g / np.linalg.norm(g) if np.any(g) else g
         direction = g - a * (a @ g) / (a @ a)  # the gradient within the hyperplane
         if not np.any(direction):
             run.fail("stalled", "the gradient is orthogonal to A at the center: no cut can be placed")

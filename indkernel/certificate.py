@@ -19,8 +19,10 @@ class Bracket:
 
     @property
     def relative_gap(self) -> float:
-        """``gap / scale``, with ``scale = |ℓ(α)| + ½uᵀK*u`` (``ℓ = eᵀα``, ``u = Yα`` for the SVM): the
-        size of the part of the objective that moves with α. The constant ``ρ‖(K0)_-‖²_F = f(0)``
+        """``gap / scale``, with ``scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` (``ℓ = eᵀα``, ``u = Yα`` for the SVM): the
+        size of the part of the objective that moves with α (``|K0|``: the kernel with its
+        eigenvalues in absolute value, so the scale does not vanish where ``K*`` is nearly 0 along
+        u). The constant ``ρ‖(K0)_-‖²_F = f(0)``
         is left out of the scale, because a gap small beside it can still leave α far from optimal
         (infinite when ``scale == 0`` and the gap is not).
         """
@@ -45,7 +47,7 @@ class Certificate(Bracket):
         ``"free"`` when the bound comes from ``β = Yα`` itself, ``"libsvm"`` when the optional
         refinement (an SVM solved on ``K*``) gave the smaller bound.
     scale : float
-        ``|ℓ(α)| + ½uᵀK*u``, the denominator of :attr:`relative_gap`.
+        ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)``, the denominator of :attr:`relative_gap`.
     allowance : float
         The round-off allowance by which ``lower`` and ``upper`` were widened, together: the
         smallest gap that floating point can certify at this α.

@@ -41,6 +41,9 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     else:
         path = _input_file(args.data, "DATA")
         name = path.name
+        if args.labels is not None and path.suffix != ".npy":
+            raise ValueError(f"--labels is for a .npy DATA file of features only; {path.name} holds its own labels "
+                             "(drop --labels)")
         if path.suffix == ".npz":
             with _reading(path, "DATA", "a .npz archive (np.savez)"), np.load(path) as archive:
                 if "y" not in archive or not ({"X", "K"} & set(archive.files)):
@@ -229,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1)")
     problem.add_argument("--class-weight", choices=("balanced",), default=None,
                          help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
-    problem.add_argument("--tol", type=float, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + u'K*u/2 of the objective (default 1e-6)")
+    problem.add_argument("--tol", type=float, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
     problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
 
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",

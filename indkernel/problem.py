@@ -78,8 +78,9 @@ class IndefiniteProblem(ABC):
         self._frozen = True
 
     def __setattr__(self, name: str, value) -> None:
-        # validated once: a changed rho or C would skip the checks and void the certificate
-        if getattr(self, "_frozen", False) and not name.startswith("_"):
+        # validated once: a changed rho or C would skip the checks and void the certificate (the
+        # validated data are the public attributes set in __init__)
+        if getattr(self, "_frozen", False) and not name.startswith("_") and name in vars(self):
             raise AttributeError(f"{type(self).__name__}.{name} is read-only once the problem is built (it was "
                                  f"validated then); build a new {type(self).__name__} with the new {name}")
         super().__setattr__(name, value)
@@ -129,10 +130,14 @@ class IndefiniteProblem(ABC):
         return u if self._scale is None else u / self._scale
 
     def curvature_estimate(self) -> float:
-        """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``); the
+        """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
+        oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the
         methods that use it correct it by backtracking."""
         u = self._u(self._hi)
-        return self.oracle.norm + float(u @ u) / (4 * self.rho) + np.finfo(float).tiny
+        curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
+        if self._scale is not None:
+            curvature *= float(np.max(self._scale)) ** 2
+        return curvature + np.finfo(float).tiny
 
     # ----- the objective and its gradient ----------------------------------------------
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
@@ -271,9 +276,10 @@ class IndefiniteProblem(ABC):
         (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
         magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
         hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
-        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½uᵀK*u`` is the α-dependent
-        size of the objective (it leaves out the constant ``ρ‖(K0)₋‖²_F``-like part of φ), against
-        which the solvers measure a relative gap.
+        for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` is the
+        α-dependent size of the objective, against which the solvers measure a relative gap: it
+        leaves out the constant ``ρ‖(K0)₋‖²_F`` of φ, and ``uᵀ|K0|u`` (the kernel's eigenvalues
+        in absolute value) keeps it from vanishing where ``K*`` is nearly 0 along u.
 
         Raises
         ------
@@ -327,7 +333,7 @@ class IndefiniteProblem(ABC):
                                     + kernel_error * beta_norm * (0.5 * beta_norm + weights_norm))
                 if upper_beta + upper_beta_error < upper + upper_error:
                     upper, upper_error, offset, source = upper_beta, upper_beta_error, offset_beta, "libsvm"
-        scale = abs(linear) + 0.5 * abs(uKu)
+        scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
         return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))

@@ -44,13 +44,17 @@ class ProxyPoint:
     kernel_error : float
         A bound on ``‖K̃ - K*‖_F`` for the computed kernel K̃ (the backward error of the
         eigendecomposition: the projection onto the PSD cone is nonexpansive).
+    uK0u_magnitude : float
+        ``uᵀ|K0|u`` with ``|K0|`` the kernel with its eigenvalues taken in absolute value: the
+        size of the kernel's part of φ along u, whatever the signs (for the relative gap's scale).
     """
 
-    __slots__ = ("u", "Ku", "value", "value_error", "Ku_error", "kernel_error", "_make_kernel", "_kernel")
+    __slots__ = ("u", "Ku", "value", "value_error", "Ku_error", "kernel_error", "uK0u_magnitude",
+                 "_make_kernel", "_kernel")
 
     def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
-                 errors: tuple[float, float, float] = (0.0, 0.0, 0.0)):
-        self.u, self.Ku, self.value = u, Ku, value
+                 errors: tuple[float, float, float] = (0.0, 0.0, 0.0), uK0u_magnitude: float = 0.0):
+        self.u, self.Ku, self.value, self.uK0u_magnitude = u, Ku, value, uK0u_magnitude
         self.value_error, self.Ku_error, self.kernel_error = errors
         self._make_kernel, self._kernel = make_kernel, None
 
@@ -85,7 +89,8 @@ class EighProxy:
 
     Costs O(n³) per point. (Asking LAPACK for the eigenpairs with ``λ <= 0`` only was slower
     than the full decomposition: 71 ms against 24 ms on the 365×365 digits Simpson kernel.)
-    The decomposition of ``K0`` itself is computed once, on first use, and cached.
+    The decomposition of ``K0`` itself is computed once, on first use, and cached (for ``‖K0‖₂``
+    and ``uᵀ|K0|u``).
     """
 
     name = "eigh"
@@ -119,13 +124,15 @@ class EighProxy:
         A_neg_u = neg_vectors @ (neg_values * (neg_vectors.T @ u))
         Ku = K0u + sigma * uu * u - A_neg_u
         value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values, self.norm * uu)
+        d, V0 = self.spectrum
+        magnitude = float(np.abs(d) @ (V0.T @ u) ** 2)  # uᵀ|K0|u
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values, magnitude)
 
         def make_kernel() -> np.ndarray:
             K = A - (neg_vectors * neg_values) @ neg_vectors.T
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, errors)
+        return ProxyPoint(u, Ku, float(value), make_kernel, errors, magnitude)
 
 
 class RankOneProxy(EighProxy):
@@ -177,8 +184,9 @@ class RankOneProxy(EighProxy):
         neg_values = eigen.values[negative]
         value = -0.5 * (z @ (d * z)) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
         # the measured error along one random direction, taken to a Frobenius norm (x4 for the draw)
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values,
-                                     float(np.abs(d) @ (z * z)), 4 * np.sqrt(u.size) * backward)
+        magnitude = float(np.abs(d) @ (z * z))  # uᵀ|K0|u
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values, magnitude,
+                                     4 * np.sqrt(u.size) * backward)
 
         def make_kernel() -> np.ndarray:
             Y = V0 @ eigen.vectors(side)
@@ -187,7 +195,7 @@ class RankOneProxy(EighProxy):
                 K = self.K0 + sigma * np.outer(u, u) - K
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, errors)
+        return ProxyPoint(u, Ku, float(value), make_kernel, errors, magnitude)
 
     @staticmethod
     def _measured_backward_error(d, z, sigma, r, x, y) -> float:
@@ -223,9 +231,11 @@ class MercerProxy:
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
         K0u, uu = self.K0 @ u, u @ u
-        value = -0.5 * (u @ K0u) - sigma * uu * uu / 4.0
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), self.norm * uu)
-        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u), errors)
+        uK0u = float(u @ K0u)  # = uᵀ|K0|u, K0 being PSD
+        value = -0.5 * uK0u - sigma * uu * uu / 4.0
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), abs(uK0u))
+        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u), errors,
+                          abs(uK0u))
 
 
 #: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram

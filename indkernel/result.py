@@ -31,7 +31,7 @@ class SolveResult(Bracket):
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
-    scale : float, ``|ℓ(α)| + ½uᵀK*u`` at alpha, the denominator of ``relative_gap``.
+    scale : float, ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` at alpha, the denominator of ``relative_gap``.
     """
 
     alpha: np.ndarray

@@ -47,7 +47,7 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
         the max-min SDP through cvxpy (small n only).
     tol : float, default 1e-6
         Target on the certified gap ``upper - lower``, relative to the α-dependent scale
-        ``|ℓ(α)| + ½uᵀK*u`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
+        ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
     max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
     refine_every : int or None
         Tighten the certificate with libsvm at most every this many certificates, once the gap

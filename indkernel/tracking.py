@@ -184,7 +184,7 @@ class Run:
 
     @property
     def denominator(self) -> float:
-        """1, or for a relative gap the scale ``|ℓ(α)| + ½uᵀK*u`` of the best α (``Certificate.scale``)."""
+        """1, or for a relative gap the scale ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best α (``Certificate.scale``)."""
         return 1.0 if self.absolute else self.scale
 
     @property

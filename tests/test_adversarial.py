@@ -137,6 +137,18 @@ def test_apg_stops_on_its_limits_inside_backtracking(monkeypatch):
     assert result.status == "numerical_error" and "NaN" in result.stop_reason
 
 
+@pytest.mark.parametrize("method", ["pg", "apg", "accpm", "exchange"])
+def test_every_method_ends_near_its_time_limit(method):
+    """An unreachable tol: the run ends at time_limit, late by at most about one step (1 s of
+    slack for a loaded machine; one step here takes milliseconds)."""
+    p = SVMProblem(random_kernel(40, 7), labels(40, 7))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(p, method, tol=1e-15, absolute=True, time_limit=0.5, max_iter=10**9)
+    assert result.status in ("time_limit", "roundoff", "inaccurate", "failed") and result.seconds < 1.5
+    assert result.lower <= result.upper
+
+
 def test_a_run_that_fails_before_any_certificate_says_why(monkeypatch):
     def failing(problem, run):
         run.fail("failed", "the method could not start")

@@ -89,3 +89,52 @@ def test_npy_without_labels(capsys, tmp_path):
     np.save(tmp_path / "x.npy", np.ones((4, 4)))
     assert main(["solve", str(tmp_path / "x.npy"), "--quiet"]) == 2
     assert "pass --labels" in capsys.readouterr().err
+
+
+def _files(tmp_path):
+    """Bad inputs of every kind, written into tmp_path (the adversarial findings)."""
+    good = tmp_path / "good.npz"
+    np.savez(good, K=np.eye(4), y=[1, -1, 1, -1])
+    (tmp_path / "corrupt.npz").write_bytes(b"this is not a zip archive")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "truncated.npz").write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    (tmp_path / "huge-index.txt").write_text("+1 10000000000000:1\n-1 1:2\n")
+    np.save(tmp_path / "a.npy", np.eye(4))
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "data").mkdir()
+    np.savez(tmp_path / "data" / "usps.npz", y=np.arange(3))  # no key X
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["solve", "corrupt.npz"], "cannot be read as a .npz"),
+    (["solve", "empty.npz"], "cannot be read as a .npz"),
+    (["solve", "truncated.npz"], "cannot be read as a .npz"),
+    (["solve", "a-folder"], "is a directory"),
+    (["solve", "good.npz", "--labels", "a-folder"], "drop --labels"),
+    (["solve", "a.npy", "--labels", "a-folder"], "is a directory"),
+    (["solve", "huge-index.txt"], "not a valid LIBSVM-format file"),
+    (["solve", "good.npz", "--history-out", "nodir/h.csv"], "does not exist; create it first"),
+    (["solve", "good.npz", "--alpha-out", "a-folder"], "is a directory"),
+    (["solve", "good.npz", "--C", "1e100"], "rescale K0, C"),
+    (["solve", "good.npz", "--rho", "1e-300"], "rho"),
+    (["figures", "--out", "a-file"], "is an existing file"),
+    (["tables", "--out", "a-file"], "is an existing file"),
+    (["figures", "--dataset", "usps", "--data-dir", "data"], "a different or corrupted copy"),
+])
+def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "nodir").exists()
+
+
+def test_outputs_are_written_under_the_names_given(capsys, tmp_path):
+    np.savez(tmp_path / "good.npz", K=np.eye(4), y=[1, -1, 1, -1])
+    alpha, history = tmp_path / "result.txt", tmp_path / "history"
+    main(["solve", str(tmp_path / "good.npz"), "--quiet", "--alpha-out", str(alpha), "--history-out", str(history)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.npz", "history", "result.txt"]
+    assert np.load(alpha).shape == (4,)
+    assert list(pd.read_csv(history).columns) == ["iteration", "time", "lower", "upper", "gap", "scale"]

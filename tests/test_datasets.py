@@ -35,6 +35,19 @@ def test_usps_pairs_over_all_9298_images(pair, counts):
 
 
 @configured
+def test_a_tampered_usps_is_refused(tmp_path):
+    """The converted usps.npz is checked by its content: every pixel set to 0.123 is caught."""
+    with np.load(datasets.data_directory() / "usps.npz") as data:
+        arrays = {key: data[key] for key in data.files}
+    arrays["X"] = np.full_like(arrays["X"], 0.123)
+    np.savez_compressed(tmp_path / "usps.npz", **arrays)
+    status = data_status(tmp_path).set_index("file")
+    assert status.loc["usps.npz", "present"] and not status.loc["usps.npz", "checksum_ok"]
+    with pytest.raises(ValueError, match="different or corrupted copy"):
+        load_usps((3, 5), tmp_path, download=False)
+
+
+@configured
 @pytest.mark.parametrize("loader, shape, counts", [
     (load_diabetes, (768, 8), {0: 500, 1: 268}),
     (load_german, (1000, 24), {1: 700, 2: 300}),
