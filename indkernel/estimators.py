@@ -31,6 +31,7 @@ support vectors exist.
 
 from __future__ import annotations
 
+from functools import cached_property
 from numbers import Integral, Real
 
 import numpy as np
@@ -105,9 +106,15 @@ class _IndefiniteKernelMachine(BaseEstimator):
         self.n_iter_ = result.iterations
         self.lower_bound_, self.upper_bound_, self.gap_ = result.lower, result.upper, result.gap
         self.status_ = result.status
-        self.proxy_kernel_ = problem.proxy_kernel(result.alpha)
         self.shape_fit_ = problem.K0.shape
-        self._K0_update = problem.K0 + np.outer(beta, beta) / (4 * problem.rho)
+        self._fitted_problem = problem  # for what is formed on demand only: proxy_kernel_, the transductive update
+
+    @cached_property
+    def proxy_kernel_(self) -> np.ndarray:
+        """The learned kernel ``K*(α)`` of the fit (``eq:kstar``), an (n, n) array formed on first
+        request (O(n³); ``fit`` itself never forms it)."""
+        check_is_fitted(self)
+        return self._fitted_problem.proxy_kernel(self.result_.alpha)
 
     def _check_targets(self, y) -> None:
         """Reject targets this machine cannot fit (before any work on X)."""
@@ -140,8 +147,9 @@ class _IndefiniteKernelMachine(BaseEstimator):
 
     def _transductive_block(self, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
         """``ss:interpretation``: ``[[K0 + ββᵀ/(4ρ), crossᵀ], [cross, among]]_+``, its test×train block."""
-        n = self.shape_fit_[0]
-        full = np.block([[self._K0_update, cross.T], [cross, (among + among.T) / 2]])
+        n, beta = self.shape_fit_[0], self._fitted_problem.dual_coef(self.result_.alpha)
+        update = self._fitted_problem.K0 + np.outer(beta, beta) / (4 * self._fitted_problem.rho)
+        full = np.block([[update, cross.T], [cross, (among + among.T) / 2]])
         values, vectors = scipy.linalg.eigh(full)
         keep = values > 0
         test_rows = vectors[n:, keep] * values[keep]

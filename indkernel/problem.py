@@ -77,6 +77,10 @@ class IndefiniteProblem(ABC):
             array.setflags(write=False)
         self._frozen = True
 
+    def __getstate__(self) -> dict:
+        """Pickle without the cached oracle point (it holds a closure); it is recomputed on use."""
+        return {**self.__dict__, "_cached_alpha": None, "_cached_point": None}
+
     def __setattr__(self, name: str, value) -> None:
         # validated once: a changed rho or C would skip the checks and void the certificate (the
         # validated data are the public attributes set in __init__)

@@ -156,6 +156,19 @@ def test_pickling_round_trips(cls, digits):
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.predict(kernel(X_test, X)), model.predict(kernel(X_test, X)))
     assert clone.gap_ == model.gap_
+    np.testing.assert_allclose(clone.proxy_kernel_, model.proxy_kernel_, atol=1e-12)
+
+
+def test_fit_forms_the_proxy_kernel_only_on_request(digits):
+    """fit keeps no n×n proxy kernel; ``proxy_kernel_`` is formed on first access, equal to the
+    dense eigh route's K*, and the transductive rule needs no state from fit either."""
+    X, y, X_test, _ = digits
+    K = simpson(X)
+    model = IndefiniteSVC(C=1.0, rho=1.0, test_kernel="transductive", kernel=simpson).fit(X, y)
+    assert "proxy_kernel_" not in vars(model)
+    dense = SVMProblem(K, y, C=1.0, rho=1.0, oracle="eigh").proxy_kernel(model.result_.alpha)
+    np.testing.assert_allclose(model.proxy_kernel_, dense, atol=1e-10 * np.abs(dense).max())
+    assert model.predict(X_test).shape == (X_test.shape[0],)
 
 
 def test_four_estimators_in_a_few_lines():
