@@ -44,8 +44,8 @@ class Certificate(Bracket):
     intercept : float
         The intercept ``b`` of the SVM primal point that gives ``upper`` (exactly optimal).
     source : str
-        ``"free"`` when the bound comes from ``β = Yα`` itself, ``"libsvm"`` when the optional
-        refinement (an SVM solved on ``K*``) gave the smaller bound.
+        ``"free"`` when the bound comes from ``β = Yα`` itself, ``"newton"`` when the
+        refinement (Newton-CG steps for the machine on ``K*``, O(n²) each) gave the smaller bound.
     scale : float
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)``, the denominator of :attr:`relative_gap`.
     allowance : float

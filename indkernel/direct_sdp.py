@@ -16,7 +16,7 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
                max_n: int = SDP_MAX_N) -> None:
     """Solve the problem's own max-min model (``problem.maxmin_model()``: ``formulations.maxmin_sdp``
     for the SVM, its SVR / one-class / componentwise counterparts, PerturbSVM's conic quartic) with a
-    conic solver and certify its α (refined by libsvm).
+    conic solver and certify its α.
 
     One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
@@ -31,6 +31,6 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
         except Exception as exc:  # a conic solver failure ends the run with its reason
             run.fail("failed", f"the SDP solve failed with {solver}: {exc}")
             return
-        if not run.observe(problem.from_model(model.variables["alpha"].value), refine=True):
+        if not run.observe(problem.from_model(model.variables["alpha"].value)):
             run.fail("inaccurate", f"the {solver} solution certifies only to a gap of {run.upper - run.lower:.3e}")
         return

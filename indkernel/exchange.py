@@ -25,8 +25,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
     stopping value is ``t_i - f(α_i)`` (``details["exchange_gap"]``, per round in
     ``details["exchange_gaps"]``). It is an *uncertified estimate*: a master solved to the conic
     solver's accuracy can put ``t_i`` below ``f(α_i)`` (a negative own gap). The status rests
-    only on indkernel's certificate at ``α_i``, refined by libsvm whenever the own gap is within
-    tolerance. When the own gap is within tolerance and the certified gap has not halved over
+    only on indkernel's certificate at ``α_i``. When the own gap is within tolerance and the certified gap has not halved over
     the last ``STALL_ROUNDS`` rounds, the masters' accuracy is the limit and the run stops with
     status ``"inaccurate"``.
     """
@@ -48,7 +47,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
         own_gaps.append(t - problem.objective(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
         own_converged = own_gaps[-1] <= run.tol * max(run.denominator, abs(t) if run.absolute else 0.0)
-        if run.observe(alpha, refine=True if own_converged else None):
+        if run.observe(alpha):
             return
         certified_gaps.append(run.upper - run.lower)
         if own_converged and len(certified_gaps) > STALL_ROUNDS and \

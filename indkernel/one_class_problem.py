@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.svm import OneClassSVM
 
 import formulations
 
 from ._validation import check_kernel, check_nu, check_positive_scalar
 from .intercept import active_terms, best_one_class_offset
-from .problem import IndefiniteProblem, libsvm_quietly
-from .svm_problem import REFINE_MAX_ITER, REFINE_TOL
+from .problem import IndefiniteProblem
 
 
 class OneClassProblem(IndefiniteProblem):
@@ -55,13 +53,6 @@ class OneClassProblem(IndefiniteProblem):
     def _loss_magnitude(self, decision, offset):
         weights = np.full(self.n, self.bound)
         return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
-
-    def _refined_beta(self, K):
-        model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=REFINE_TOL, max_iter=REFINE_MAX_ITER)
-        libsvm_quietly(model, K)
-        beta = np.zeros(self.n)
-        beta[model.support_] = model.dual_coef_[0] / (self.nu * self.n)  # libsvm scales eᵀα to νn
-        return beta
 
     def maxmin_model(self):
         return formulations.one_class_maxmin_sdp(self.K0, self.nu, self.rho)

@@ -10,7 +10,6 @@ projection and certificate below serve all of them unchanged.
 
 from __future__ import annotations
 
-import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -23,6 +22,15 @@ from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
+#: The certificate's Newton refinement: at most this many conjugate-gradient steps per round (one
+#: product with K* each), ending early after ``REFINE_PATIENCE`` steps that do not lower the bound.
+REFINE_STEPS = 20
+REFINE_PATIENCE = 2
+#: Rounds of the refinement's active-set loop (a round's point clipped to the box starts the next).
+REFINE_ROUNDS = 3
+#: Variables within this fraction of the box's width of a bound start the refinement at the bound
+#: (an interior-point solution never puts them there exactly).
+REFINE_SNAP = 1e-6
 
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 
@@ -109,11 +117,6 @@ class IndefiniteProblem(ABC):
     @abstractmethod
     def _primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
         """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
-
-    @abstractmethod
-    def _refined_beta(self, K: np.ndarray) -> np.ndarray:
-        """A primal point β (coefficients of the machine's decision ``Kβ``) from a conventional
-        solver (libsvm) on the PSD kernel K."""
 
     @abstractmethod
     def maxmin_model(self):
@@ -263,18 +266,19 @@ class IndefiniteProblem(ABC):
         return max(bounds, equality) / scale
 
     # ----- the certificate --------------------------------------------------------------
-    def certify(self, alpha, *, refine: bool = False) -> Certificate:
+    def certify(self, alpha, *, refine: bool = True) -> Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap), valid in
         floating point.
 
         With ``K = K*(α)``, weak duality of the machine with kernel K gives, for any β,
         ``p* <= P_K(β) + ρ‖K - K0‖²_F`` where ``P_K`` is the primal (regularizer plus loss at
-        the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. With
-        ``β = u(α)`` the linear part cancels exactly and
-        ``upper = φ(u) + uᵀK*u + loss(K*u)``, computed without it (no ``lower + gap`` that would
-        cancel when ``ℓ(α)`` is huge). With ``refine=True`` libsvm also solves the machine on K*
-        and the smaller of the two valid bounds is kept (the dual value of an approximate libsvm
-        solution is a *lower* bound, so it is never used as an upper one).
+        the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. So
+        ``upper = φ(u) + ½uᵀK*u + ½βᵀK*β + loss(K*β)`` (:meth:`upper_bound`), computed without
+        ``ℓ(α)`` (no ``lower + gap`` that would cancel when ``ℓ(α)`` is huge). ``β = u(α)`` gives
+        the free bound. With ``refine=True`` (default) a few conjugate-gradient steps of Newton's
+        method for ``D_K`` on the free variables (:meth:`_newton_refinement`) improve β using
+        only products with K* in factored form, O(n²) each, and the smaller bound is kept: near
+        the optimum the gap then shrinks like the *square* of α's error, not like the error.
 
         **In floating point** each bound is widened by a bound on its round-off: the oracle's
         (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
@@ -298,61 +302,128 @@ class IndefiniteProblem(ABC):
                 "the bounds hold only for feasible points: certify problem.project(alpha) instead"
             )
         point = self._point(alpha)
-        gamma = ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF
-        coefficients = self._linear_gradient(alpha)
         linear = self._linear(alpha)
-        uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
-        decision = point.Ku if self._scale is None else self._scale * point.Ku  # K*β
-        decision_error = point.Ku_error * (1.0 if self._scale is None else float(np.max(self._scale)))
-        loss, offset = self._primal_loss(decision)
-        loss_magnitude, weights = self._loss_magnitude(decision, offset)
-        value_magnitude = abs(point.value) + point.value_error
-        u_norm, weights_norm = float(np.linalg.norm(point.u)), float(np.linalg.norm(weights))
-
         lower = linear + point.value
         distance = abs(float(self._a @ alpha) - self._b) / float(np.linalg.norm(self._a))
-        gradient = coefficients - self._u_adjoint(point.Ku)
+        gradient = self._linear_gradient(alpha) - self._u_adjoint(point.Ku)
         lower_error = (self.objective_roundoff(alpha)
                        + distance * (float(np.linalg.norm(gradient)) + self.curvature_estimate() * distance))
-        upper = point.value + uKu + loss
-        upper_error = (gamma * (value_magnitude + abs(uKu) + loss_magnitude + abs(upper)) + point.value_error
-                       + point.Ku_error * u_norm + decision_error * weights_norm)
+        upper, upper_error, offset = self._upper_bound(point, point.u, point.Ku, point.Ku_error)
         source = "free"
         if refine:
-            try:
-                beta = self._refined_beta(self.proxy_kernel(alpha))
-            except ValueError:  # libsvm refuses (non-finite dual coefficients): keep the free bound
-                beta = np.full(self.n, np.nan)
-            if np.all(np.isfinite(beta)):
-                K_beta = self.proxy_kernel(alpha) @ beta
-                loss_beta, offset_beta = self._primal_loss(K_beta)
-                beta_magnitude, _ = self._loss_magnitude(K_beta, offset_beta)
-                # the same φ + ½uᵀK*u as the free bound, with the primal at β in place of u's
-                upper_beta = point.value + 0.5 * uKu + 0.5 * float(beta @ K_beta) + loss_beta
-                beta_norm = float(np.linalg.norm(beta))
-                kernel_error = point.kernel_error * (1.0 if self._scale is None else float(np.max(self._scale)) ** 2)
-                upper_beta_error = (gamma * (value_magnitude + abs(uKu) + float(np.abs(beta) @ np.abs(K_beta))
-                                             + beta_magnitude + abs(upper_beta)) + point.value_error
-                                    + 0.5 * point.Ku_error * u_norm
-                                    + kernel_error * beta_norm * (0.5 * beta_norm + weights_norm))
-                if upper_beta + upper_beta_error < upper + upper_error:
-                    upper, upper_error, offset, source = upper_beta, upper_beta_error, offset_beta, "libsvm"
+            v = self._newton_refinement(alpha, point, gradient)
+            if v is not None:
+                refined = self._upper_bound(point, v, point.multiply(v), point.product_error * float(np.linalg.norm(v)))
+                if refined[0] + refined[1] < upper + upper_error:
+                    (upper, upper_error, offset), source = refined, "newton"
+        uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
         scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
         return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))
+
+    def upper_bound(self, alpha, beta) -> float:
+        """The certified upper bound on ``p*`` from any primal point β (the coefficients of a
+        decision function ``K*(α)β + b``, as :meth:`dual_coef`) at any α:
+        ``φ(u) + ½uᵀK*u + ½βᵀK*β + loss(K*β)`` plus its round-off allowance (:meth:`certify`).
+        A solver of the machine on ``K*(α)`` (libsvm, a QP) supplies β; O(n²)."""
+        alpha = check_vector(alpha, self.dim, "alpha")  # the bound needs no feasibility of α
+        v = check_vector(beta, self.n, "beta")
+        if self._scale is not None:
+            v = v * self._scale
+        point = self._point(alpha)
+        upper, error, _ = self._upper_bound(point, v, point.multiply(v), point.product_error * float(np.linalg.norm(v)))
+        return float(upper + error)
+
+    def _upper_bound(self, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_error: float
+                     ) -> tuple[float, float, float]:
+        """``(upper, allowance, offset)`` at the primal point v (the oracle's space) with the computed
+        ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``."""
+        gamma = ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF
+        max_scale = 1.0 if self._scale is None else float(np.max(self._scale))
+        decision = Kv if self._scale is None else self._scale * Kv  # K*β in the original space
+        loss, offset = self._primal_loss(decision)
+        loss_magnitude, weights = self._loss_magnitude(decision, offset)
+        uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)
+        upper = point.value + 0.5 * uKu + 0.5 * vKv + loss
+        allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))
+                              + loss_magnitude + abs(upper))
+                     + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
+                     + Kv_error * (0.5 * float(np.linalg.norm(v)) + max_scale * float(np.linalg.norm(weights))))
+        return float(upper), float(allowance), float(offset)
+
+    def _newton_refinement(self, alpha: np.ndarray, point: ProxyPoint, gradient: np.ndarray) -> np.ndarray | None:
+        """A better primal point than ``u(α)`` for the bound: conjugate gradients on Newton's system
+        of the machine's dual on the fixed kernel K*, restricted to the free variables
+        ``lo < x_i < hi`` and to the hyperplane ``aᵀδ = 0``: ``max_δ gᵀδ - ½(Uδ)ᵀK*(Uδ)`` with
+        ``g`` the dual's gradient on K*(α) (at x = α it is ``∇f(α)``, Danskin) and U the map x ↦ u.
+
+        Variables within ``REFINE_SNAP`` of a bound start on it (an interior-point α never puts
+        them there). Each CG step is one product ``point.multiply`` (O(n²) in factored form); the
+        bound is evaluated at every step and the best point kept (the bound is not the CG model:
+        the bounded variables' loss terms move too). A round ends after ``REFINE_PATIENCE`` steps
+        without progress or ``REFINE_STEPS`` steps; if its point left the box, it is clipped
+        back and another round starts on the new free set (at most ``REFINE_ROUNDS``, an active
+        set method). Returns the best v in the oracle's space, or None if nothing beat ``u(α)``.
+        """
+        lo, hi = self._lo, self._hi
+        snap = REFINE_SNAP * (hi - lo)
+        x = np.where(alpha <= lo + snap, lo, np.where(alpha >= hi - snap, hi, alpha))
+        v, Kv = point.u, point.Ku
+        best, best_bound = None, sum(self._upper_bound(point, v, Kv, point.Ku_error)[:2])
+        if np.any(x != alpha):
+            v = self._u(x)
+            Kv = point.multiply(v)
+            gradient = self._linear_gradient(x) - self._u_adjoint(Kv)
+        for _ in range(REFINE_ROUNDS):
+            free = (x > lo) & (x < hi)
+            if not free.any():
+                break
+            a = self._a[free]
+            aa = float(a @ a)
+
+            def tangent(w: np.ndarray) -> np.ndarray:  # projection onto aᵀδ = 0
+                return w - a * (float(a @ w) / aa)
+
+            residual = tangent(gradient[free])
+            direction, rr = residual.copy(), float(residual @ residual)
+            round_best, round_bound, stale = (x, v, Kv), np.inf, 0
+            step_vector = np.zeros(self.dim)
+            for _ in range(REFINE_STEPS):
+                step_vector[free] = direction
+                w = self._u(step_vector)
+                Kw = point.multiply(w)
+                curvature = float(w @ Kw)
+                if not (rr > 0 and curvature > 0 and np.isfinite(curvature)):
+                    break
+                step = rr / curvature
+                x, v, Kv = x + step * step_vector, v + step * w, Kv + step * Kw
+                bound = sum(self._upper_bound(point, v, Kv, 0.0)[:2])
+                if bound < round_bound:
+                    round_best, round_bound, stale = (x, v, Kv), bound, 0
+                else:
+                    stale += 1
+                    if stale >= REFINE_PATIENCE:
+                        break
+                residual = residual - step * tangent(self._u_adjoint(Kw)[free])
+                rr_next = float(residual @ residual)
+                direction, rr = residual + (rr_next / rr) * direction, rr_next
+            x, v, Kv = round_best
+            if round_bound < best_bound:
+                best, best_bound = v, round_bound
+            clipped = np.clip(x, lo, hi)
+            if np.array_equal(clipped, x):
+                break
+            x, v = clipped, self._u(clipped)
+            Kv = point.multiply(v)
+            bound = sum(self._upper_bound(point, v, Kv, 0.0)[:2])
+            if bound < best_bound:
+                best, best_bound = v, bound
+            gradient = self._linear_gradient(x) - self._u_adjoint(Kv)
+        return best
 
     def _loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
         """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
         weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
         raise NotImplementedError
 
-
-def libsvm_quietly(estimator, *args, **kwargs):
-    """Fit a scikit-learn libsvm estimator; its iteration cap may stop it early, which is fine
-    here because any primal point gives a valid bound."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(*args, **kwargs)

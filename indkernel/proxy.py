@@ -41,6 +41,8 @@ class ProxyPoint:
     value : float, ``φ(u)``.
     value_error, Ku_error : float
         Bounds on the round-off in ``value`` and in ``‖Ku‖₂`` (:func:`roundoff_allowances`).
+    product_error : float
+        A bound on ``‖multiply(v) - K*v‖₂ / ‖v‖₂`` for any v (``Ku_error = product_error·‖u‖``).
     kernel_error : float
         A bound on ``‖K̃ - K*‖_F`` for the computed kernel K̃ (the backward error of the
         eigendecomposition: the projection onto the PSD cone is nonexpansive).
@@ -49,13 +51,17 @@ class ProxyPoint:
         size of the kernel's part of φ along u, whatever the signs (for the relative gap's scale).
     """
 
-    __slots__ = ("u", "Ku", "value", "value_error", "Ku_error", "kernel_error", "uK0u_magnitude",
-                 "_make_kernel", "_kernel")
+    __slots__ = ("u", "Ku", "value", "value_error", "product_error", "Ku_error", "kernel_error", "uK0u_magnitude",
+                 "multiply", "_make_kernel", "_kernel")
 
     def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
-                 errors: tuple[float, float, float] = (0.0, 0.0, 0.0), uK0u_magnitude: float = 0.0):
+                 multiply: Callable[[np.ndarray], np.ndarray], errors: tuple[float, float, float] = (0.0, 0.0, 0.0),
+                 uK0u_magnitude: float = 0.0):
         self.u, self.Ku, self.value, self.uK0u_magnitude = u, Ku, value, uK0u_magnitude
-        self.value_error, self.Ku_error, self.kernel_error = errors
+        self.value_error, self.product_error, self.kernel_error = errors
+        self.Ku_error = self.product_error * float(np.linalg.norm(u))
+        #: ``multiply(v)``: the product ``K*v`` from the factors, O(n²), never forming K*.
+        self.multiply = multiply
         self._make_kernel, self._kernel = make_kernel, None
 
     def kernel(self) -> np.ndarray:
@@ -67,21 +73,22 @@ class ProxyPoint:
 
 def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,
                         neg_values: np.ndarray, uK0u_magnitude: float, backward: float = 0.0) -> tuple[float, float, float]:
-    """``(value_error, Ku_error, kernel_error)``: bounds on the round-off of one oracle point.
+    """``(value_error, product_error, kernel_error)``: bounds on the round-off of one oracle point.
 
     The computed eigenpairs are exact for some ``Ã = A + E`` with ``‖E‖_F <= δ = γ(‖K0‖_F + σ‖u‖²)``,
     ``γ = max(ROUNDOFF_FACTOR·n·u, backward)`` (``backward``: a measured relative backward error,
     from the rank-one update's residual check). ``X ↦ X_±`` are projections onto convex cones, so
-    nonexpansive: ``‖Ã_+ - A_+‖_F <= δ``, hence ``‖δ(K*u)‖ <= δ‖u‖`` and
-    ``|‖Ã_-‖² - ‖A_-‖²| <= δ(2‖A_-‖ + δ)``. The sums add ``γ`` times the magnitude of their terms.
+    nonexpansive: ``‖Ã_+ - A_+‖_F <= δ``, hence ``‖δ(K*v)‖ <= δ‖v‖`` for any v and
+    ``|‖Ã_-‖² - ‖A_-‖²| <= δ(2‖A_-‖ + δ)``. The sums add ``γ`` times the magnitude of their terms
+    (for a product, ``γ(‖K0‖₂ + σ‖u‖²)‖v‖``).
     """
     gamma = max(ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF, backward)
     delta = gamma * (K0_frobenius + sigma * uu)
     negative = float(neg_values @ neg_values)
     value_error = (gamma * (0.5 * uK0u_magnitude + sigma * uu * uu / 4 + rho * negative)
                    + rho * delta * (2 * np.sqrt(negative) + delta))
-    Ku_error = (delta + gamma * (K0_norm + sigma * uu)) * np.sqrt(uu)
-    return float(value_error), float(Ku_error), float(delta)
+    product_error = delta + gamma * (K0_norm + sigma * uu)
+    return float(value_error), float(product_error), float(delta)
 
 
 class EighProxy:
@@ -132,7 +139,10 @@ class EighProxy:
             K = A - (neg_vectors * neg_values) @ neg_vectors.T
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, errors, magnitude)
+        def multiply(v: np.ndarray) -> np.ndarray:
+            return self.K0 @ v + sigma * (u @ v) * u - neg_vectors @ (neg_values * (neg_vectors.T @ v))
+
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude)
 
 
 class RankOneProxy(EighProxy):
@@ -195,7 +205,17 @@ class RankOneProxy(EighProxy):
                 K = self.K0 + sigma * np.outer(u, u) - K
             return (K + K.T) / 2
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, errors, magnitude)
+        def multiply(v: np.ndarray) -> np.ndarray:
+            """``K*v = V0 t``: ``t = WΛWᵀs`` (or ``A's - WΛWᵀs``) with ``s = V0ᵀv``, in V0 coordinates."""
+            threads = rank_one.threads_for(u.size)
+            with rank_one.limited_threads(threads):
+                s = rank_one.transposed_product(V0, v)
+                t = eigen.eigenvector_sums(side, np.zeros(values.size), s)[0]
+                if use_negative:
+                    t = d * s + sigma * (z @ s) * z - t
+                return rank_one.product(V0, t, threads)
+
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude)
 
     @staticmethod
     def _measured_backward_error(d, z, sigma, r, x, y) -> float:
@@ -234,8 +254,8 @@ class MercerProxy:
         uK0u = float(u @ K0u)  # = uᵀ|K0|u, K0 being PSD
         value = -0.5 * uK0u - sigma * uu * uu / 4.0
         errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), abs(uK0u))
-        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u), errors,
-                          abs(uK0u))
+        return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u),
+                          lambda v: self.K0 @ v + sigma * (u @ v) * u, errors, abs(uK0u))
 
 
 #: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram

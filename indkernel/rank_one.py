@@ -373,6 +373,17 @@ def _deflate(d, z, rho, tol):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _rotate(X, rotations):
+    """Rows of X into the deflated coordinates, ``x' = Gx`` (the rotations in order)."""
+    for k in range(rotations.shape[0]):
+        p, q, c, s = int(rotations[k, 0]), int(rotations[k, 1]), rotations[k, 2], rotations[k, 3]
+        for i in range(X.shape[1]):
+            xp, xq = X[p, i], X[q, i]
+            X[p, i], X[q, i] = c * xp - s * xq, s * xp + c * xq
+    return X
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _unrotate(X, rotations):
     """Rows of X back to the caller's coordinates, ``x = Gᵀx'`` (the rotations undone in reverse)."""
     for k in range(rotations.shape[0] - 1, -1, -1):
@@ -421,20 +432,23 @@ class RankOneEigen:
         X[deflated, -1 - source[deflated]] = 1.0
         return _unrotate(X.T, self._rotations)
 
-    def eigenvector_sums(self, select, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def eigenvector_sums(self, select, r: np.ndarray, z: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``W = vectors(select)``, ``Λ = diag(values[select])`` and a vector ``r`` (length m):
-        ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W."""
+        ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W; ``z`` is the update's own vector unless
+        another is given (then ``WΛWᵀz`` is a product with the selected part of the matrix)."""
         source, lam = self._source[select], self.values[select]
         threads = numba.get_num_threads()
+        z = self._z if z is None else _rotate(np.array(z, dtype=np.float64).reshape(-1, 1), self._rotations)[:, 0]
         if self._kept.size == self.n:  # nothing deflated (the common case)
-            return _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source, lam, self._z, r, threads)
+            return _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source, lam, z, r, threads)
         roots = source >= 0
         t, x, y = _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source[roots], lam[roots],
-                                    self._z[self._kept], r[roots], threads)
+                                    z[self._kept], r[roots], threads)
         sums = np.zeros((3, self.n))
         sums[:, self._kept] = t, x, y
         deflated, index = np.flatnonzero(~roots), -1 - source[~roots]  # unit vectors e_index
-        sums[0, index] += lam[deflated] * self._z[index]
+        sums[0, index] += lam[deflated] * z[index]
         sums[1, index] += r[deflated]
         sums[2, index] += lam[deflated] * r[deflated]
         t, x, y = _unrotate(sums.T.copy(), self._rotations).T

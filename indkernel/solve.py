@@ -33,7 +33,7 @@ ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
 
 
 def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6, absolute: bool = False,
-          max_iter: int | None = None, time_limit: float | None = None, refine_every: int | None = 10,
+          max_iter: int | None = None, time_limit: float | None = None, refine: bool = True,
           verbose: bool = False, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
@@ -49,9 +49,9 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
         Target on the certified gap ``upper - lower``, relative to the α-dependent scale
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
     max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
-    refine_every : int or None
-        Tighten the certificate with libsvm at most every this many certificates, once the gap
-        is within 100x of ``tol`` (None: never).
+    refine : bool, default True
+        Tighten every certificate by a few O(n²) Newton steps on the free variables
+        (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only.
     verbose : bool, a progress bar.
     **options : passed to the method (see ``help(indkernel.solve.METHODS[name][0])``).
 
@@ -73,12 +73,12 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
     if unknown:
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
-              time_limit=time_limit, refine_every=refine_every, verbose=verbose)
+              time_limit=time_limit, refine=refine, verbose=verbose)
     only = problem.only_point()
     with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
         if only is not None:  # nothing to optimize: A is one point
             for _ in run.iterations():
-                run.observe(only, refine=False)
+                run.observe(only)
                 if run.status is None:
                     run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
         else:

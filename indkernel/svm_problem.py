@@ -4,19 +4,13 @@ two variants: PerturbSVM for Mercer kernels and componentwise penalties."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.svm import SVC
 
 import formulations
 
 from ._validation import check_binary_labels, check_scale, safe_norm, check_kernel, check_positive_scalar, check_vector, penalty_vector
 from .intercept import active_terms, best_hinge_intercept
-from .problem import IndefiniteProblem, libsvm_quietly
+from .problem import IndefiniteProblem
 from .proxy import MercerProxy, psd_part
-
-#: libsvm stopping tolerance and iteration cap for the certificate refinement; at tighter
-#: tolerances libsvm sometimes cycles (DESIGN.md), and any iterate gives a valid bound.
-REFINE_TOL = 1e-8
-REFINE_MAX_ITER = 100_000
 
 
 class SVMProblem(IndefiniteProblem):
@@ -89,13 +83,6 @@ class SVMProblem(IndefiniteProblem):
     def _loss_magnitude(self, decision, offset):
         margin = 1.0 - self.y * (decision + offset)
         return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
-
-    def _refined_beta(self, K):
-        svc = SVC(C=1.0, kernel="precomputed", tol=REFINE_TOL, max_iter=REFINE_MAX_ITER)
-        libsvm_quietly(svc, K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
-        beta = np.zeros(self.n)
-        beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes_[1] = +1
-        return beta
 
     def maxmin_model(self):
         return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 from ._validation import check_positive_scalar
+from .polish import libsvm_dual_coef
 from .problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
@@ -59,15 +60,14 @@ class Run:
         Target on the certified gap, relative to ``|lower|`` unless ``absolute=True``.
     max_iter : int
     time_limit : float or None, seconds.
-    refine_every : int or None
-        Refine with libsvm on the proxy kernel at most every this many certificates, once the
-        gap is within 100x of the target (and always at the end of a run that has not
-        converged); ``None`` never refines.
+    refine : bool
+        Tighten every certificate by the Newton refinement of :meth:`IndefiniteProblem.certify`
+        (a few O(n²) products with K*); False keeps the free bound ``β = u(α)``.
     verbose : bool, a tqdm progress bar.
     """
 
     def __init__(self, problem: IndefiniteProblem, method: str, *, tol: float = 1e-6, absolute: bool = False,
-                 max_iter: int = 1000, time_limit: float | None = None, refine_every: int | None = 10,
+                 max_iter: int = 1000, time_limit: float | None = None, refine: bool = True,
                  verbose: bool = False):
         self.problem, self.method = problem, method
         self.tol = check_positive_scalar(tol, "tol", "the tolerance on the certified gap")
@@ -75,11 +75,13 @@ class Run:
         self.max_iter = _positive_int(max_iter, "max_iter")
         self.time_limit = None if time_limit is None else check_positive_scalar(
             time_limit, "time_limit", "seconds before the run stops")
-        self.refine_every = None if refine_every is None else _positive_int(refine_every, "refine_every")
+        if not isinstance(refine, (bool, np.bool_)):
+            raise TypeError(f"refine must be True or False (tighten each certificate); got {refine!r}")
+        self.refine = bool(refine)
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
         self.status = self.reason = None
-        self.iteration = self.completed = self._certificates = self._last_refined = 0
+        self.iteration = self.completed = 0
         self._rows = []
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
@@ -102,7 +104,7 @@ class Run:
                 k += 1
                 self._reporter.update()
 
-    def observe(self, alpha: np.ndarray, *, refine: bool | None = None) -> bool:
+    def observe(self, alpha: np.ndarray) -> bool:
         """Certify the feasible ``alpha``, keep the best bounds, record a history row.
 
         Returns True once the run is over: the certified gap is within tolerance (status
@@ -111,11 +113,7 @@ class Run:
         """
         if not self.finite(alpha, "the iterate"):
             return True
-        certificate = self.problem.certify(alpha)
-        self._certificates += 1
-        if refine or (refine is None and self._refine_now(certificate)):
-            certificate = self.problem.certify(alpha, refine=True)  # the oracle's point is cached
-            self._last_refined = self._certificates
+        certificate = self.problem.certify(alpha, refine=self.refine)
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
         if certificate.lower > self.lower:
@@ -155,18 +153,6 @@ class Run:
             self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s inside iteration {self.iteration}")
         return self.status is not None
 
-    def _refine_now(self, free) -> bool:
-        """libsvm costs far more than the free certificate: refine at most every ``refine_every``
-        certificates, and only once the gap is within 100x of the target (where the free bound
-        lags) or after ``10 * refine_every`` certificates without a refinement."""
-        if self.refine_every is None:
-            return False
-        since = self._certificates - self._last_refined
-        lower = max(self.lower, free.lower)
-        scale = free.scale if free.lower > self.lower else self.scale
-        near = min(self.upper, free.upper) - lower <= 100 * self.tol * (1.0 if self.absolute else scale)
-        return since >= self.refine_every and (near or since >= 10 * self.refine_every)
-
     def fail(self, status: str, reason: str) -> None:
         """End the run for a method-specific reason (a solver failure, a stall)."""
         self._stop(status, reason)
@@ -203,9 +189,20 @@ class Run:
             self.status, self.reason = status, reason
 
     def result(self) -> SolveResult:
-        """The result; a run that did not converge gets one last refined certificate, and warns."""
-        if self.status not in ("optimal", "numerical_error") and self.alpha is not None and self.refine_every is not None:
-            self.observe(self.alpha, refine=True)
+        """The result. A run that did not converge gets one last upper bound from libsvm's machine
+        on ``K*`` at its best α (:mod:`indkernel.polish`, O(n³) once), and warns if still short."""
+        if self.refine and self.alpha is not None and self.status not in ("optimal", "numerical_error"):
+            try:
+                upper = self.problem.upper_bound(self.alpha, libsvm_dual_coef(self.problem, self.alpha))
+            except ValueError:  # libsvm refuses (non-finite dual coefficients): keep the bounds
+                upper = np.inf
+            if np.isfinite(upper) and upper < self.upper:
+                self.upper = upper
+                self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower,
+                                   self.scale))
+                if self.converged:
+                    self.status, self.reason = "optimal", (f"certified gap {self.gap_measure:.2e} <= tol={self.tol:g} "
+                                                           "after libsvm's bound at the best point")
         self._reporter.close()
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")

@@ -9,7 +9,7 @@ from sklearn.svm import SVC, SVR, OneClassSVM
 
 import formulations as F
 from indkernel import SVMProblem
-from indkernel.problem import libsvm_quietly  # libsvm cycles on singular kernels: cap and go on
+from indkernel.polish import libsvm_quietly  # libsvm cycles on singular kernels: cap and go on
 from problems import digits_simpson, random_indefinite, random_psd
 
 #: Relative tolerances per solver, from measurements with formulations.ACCURATE settings:
