@@ -6,6 +6,7 @@ Each error names the argument and says how to fix it.
 from __future__ import annotations
 
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 
@@ -172,13 +173,21 @@ def check_nu(nu) -> float:
 
 
 def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    return sample_class_weights(class_weight, (y_pm > 0).astype(int), classes)
+
+
+def sample_class_weights(class_weight, index: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The weight of each sample's class; ``index[i]`` is the position of sample i's label in
+    ``classes``. ``"balanced"`` gives class c the weight ``n_last / n_c`` (``n_last``: the size of
+    ``classes[-1]``): for two classes the authors' reference code (C for the positive class,
+    ``C * n_pos / n_neg`` for the negative one), and the same ratio in every pair of classes."""
     if class_weight is None:
-        return np.ones_like(y_pm)
+        return np.ones(index.shape[0])
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {class_weight!r}")
-        n_pos, n_neg = np.sum(y_pm > 0), np.sum(y_pm < 0)
-        return np.where(y_pm > 0, 1.0, n_pos / n_neg)
+        counts = np.bincount(index, minlength=len(classes)).astype(float)
+        return counts[-1] / counts[index]
     if isinstance(class_weight, dict):
         unknown = set(class_weight) - set(classes.tolist())
         if unknown:
@@ -189,7 +198,7 @@ def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.nd
         weights = np.array(values, dtype=float)
         if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
             raise ValueError(f"class_weight values must be positive finite numbers; got {class_weight!r}")
-        return np.where(y_pm > 0, weights[1], weights[0])
+        return weights[index]
     raise TypeError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {type(class_weight).__name__}")
 
 
@@ -202,16 +211,31 @@ def check_vector(x, n: int, name: str) -> np.ndarray:
     return v
 
 
-def check_binary_targets(y, estimator: str) -> None:
-    """Classification targets with at most two classes (scikit-learn's messages)."""
-    from sklearn.utils.multiclass import check_classification_targets
-
-    check_classification_targets(y)
-    if np.unique(y).size > 2:
-        raise ValueError(f"Only binary classification is supported by {estimator}; y has {np.unique(y).size} "
-                         "classes (wrap the estimator in sklearn.multiclass.OneVsRestClassifier)")
-
-
 def check_two_samples(n_samples: int, estimator: str) -> None:
     if n_samples < 2:
         raise ValueError(f"{estimator} needs at least two training samples; got one sample")
+
+
+#: n×n float64 arrays alive at the peak of a fit: K0, the eigenvectors V0 of the rank-one oracle,
+#: and LAPACK's copy of K0 and workspace during the one eigendecomposition (after it: K0 and V0).
+FIT_ARRAYS = 4
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel reports as available (``MemAvailable`` of /proc/meminfo), None if unknown."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(n: int, estimator: str, arrays: int = FIT_ARRAYS) -> None:
+    """Refuse, before any work, a fit whose n×n arrays will not fit in the available memory."""
+    needed, available = arrays * 8 * n * n, available_memory()
+    if available is not None and needed > available:
+        raise MemoryError(f"{estimator} on n={n} training points needs about {needed / 2**30:.1f} GiB ({arrays} "
+                          f"n×n float64 arrays at the peak of the eigendecomposition of K0), but "
+                          f"{available / 2**30:.1f} GiB are available; train on fewer points or free memory")

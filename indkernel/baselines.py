@@ -29,57 +29,60 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 import formulations
 
-from ._validation import check_binary_labels, check_binary_targets, check_kernel, check_two_samples, penalty_vector
+from . import multiclass
+from ._validation import check_binary_labels, check_kernel, check_two_samples, penalty_vector, sample_class_weights
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
 
 
-class _PrecomputedBinaryClassifier(ClassifierMixin, BaseEstimator):
-    """Validation shared by the baselines: a square training similarity and two classes."""
+class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
+    """What the baselines share: a square training similarity, any number of classes, and
+    ``decision_function_shape`` (:mod:`indkernel.multiclass`)."""
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
     }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = True
-        tags.classifier_tags.multi_class = False
         return tags
 
-    def _validate_training(self, X, y):
+    def _validate_training(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(K, y, index)``: the checked kernel and labels, and each label's position in ``classes_``."""
         self._validate_params()
         K, y = validate_data(self, X, y, dtype=np.float64)
         check_two_samples(K.shape[0], type(self).__name__)
-        check_binary_targets(y, type(self).__name__)
+        check_classification_targets(y)
         if K.shape[0] != K.shape[1]:
             raise ValueError(f"{type(self).__name__} takes the square train×train similarity matrix; got shape {K.shape}")
-        y_pm, self.classes_ = check_binary_labels(y, K.shape[0])
-        return check_kernel(K, name="X"), y_pm, penalty_vector(self.C, y_pm, self.classes_, self.class_weight)
+        self.classes_, index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes; y has one: {self.classes_.tolist()}")
+        return check_kernel(K, name="X"), y, index
 
     def _test_rows(self, X) -> np.ndarray:
         check_is_fitted(self)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
-    def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarity rows ``X``."""
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(int)]
 
-
-class SpectrumSVC(_PrecomputedBinaryClassifier):
-    """libsvm's SVM on a spectrum-transformed similarity (module docstring).
+class SpectrumSVC(_PrecomputedClassifier):
+    """libsvm's SVM on a spectrum-transformed similarity (module docstring); more than two
+    classes as libsvm does them (one-vs-one, ``decision_function_shape`` as in SVC).
 
     Parameters
     ----------
     spectrum : {"none", "denoise", "flip", "shift"}, default "denoise"
         The transformation of K0's eigenvalues.
     C : float, default 1.0; class_weight : None, "balanced" or dict (as :class:`indkernel.IndefiniteSVC`).
+    decision_function_shape : {"ovr", "ovo"}, default "ovr"; as scikit-learn's SVC.
 
     Attributes
     ----------
@@ -87,23 +90,36 @@ class SpectrumSVC(_PrecomputedBinaryClassifier):
     shift and none).
     """
 
-    _parameter_constraints = {**_PrecomputedBinaryClassifier._parameter_constraints,
+    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
                               "spectrum": [StrOptions(set(TRANSFORMS))]}
 
-    def __init__(self, spectrum="denoise", C=1.0, *, class_weight=None):
+    def __init__(self, spectrum="denoise", C=1.0, *, class_weight=None, decision_function_shape="ovr"):
         self.spectrum = spectrum
         self.C = C
         self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
 
     def fit(self, X, y):
-        K, y_pm, C = self._validate_training(X, y)
+        K, y, index = self._validate_training(X, y)
+        weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
         K_fit, self.test_map_ = spectrum_transform(K, self.spectrum)
-        self.svc_ = SVC(C=1.0, kernel="precomputed").fit(K_fit, y_pm, sample_weight=C)
+        self.svc_ = SVC(C=1.0, kernel="precomputed", decision_function_shape=self.decision_function_shape).fit(
+            K_fit, y, sample_weight=weights)
         return self
 
-    def decision_function(self, X) -> np.ndarray:
+    def _transformed(self, X) -> np.ndarray:
         K = self._test_rows(X)
-        return self.svc_.decision_function(K if self.test_map_ is None else K @ self.test_map_)
+        return K if self.test_map_ is None else K @ self.test_map_
+
+    def decision_function(self, X) -> np.ndarray:
+        """libsvm's decision values on the transformed test rows; for two classes positive means ``classes_[1]``."""
+        K = self._transformed(X)
+        return self.svc_.decision_function(K)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        K = self._transformed(X)
+        return self.svc_.predict(K)
 
 
 def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.ndarray | None]:
@@ -119,32 +135,45 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
     return (K + K.T) / 2, P
 
 
-class ModSVC(_PrecomputedBinaryClassifier):
+class ModSVC(_PrecomputedClassifier):
     """Lin & Lin (2003): ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
-    ``α, ξ >= 0`` (module docstring); convex for any K0. Solved by cvxpy (Clarabel).
+    ``α, ξ >= 0`` (module docstring); convex for any K0. Solved by cvxpy (Clarabel); more than
+    two classes by one-vs-rest or one-vs-one problems as :class:`indkernel.IndefiniteSVC`.
 
     Parameters
     ----------
-    C : float, default 1.0; class_weight : as :class:`indkernel.IndefiniteSVC`.
+    C : float, default 1.0; class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
     solver : str, default ``formulations.DEFAULT_SOLVER``.
 
     Attributes
     ----------
-    classes_, dual_coef_ ((1, n): ``α_j y_j``), intercept_ ((1,)).
+    classes_, dual_coef_ ((n_problems, n): ``α_j y_j`` of each binary problem), intercept_ ((n_problems,)).
     """
 
-    _parameter_constraints = {**_PrecomputedBinaryClassifier._parameter_constraints, "solver": [str]}
+    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints, "solver": [str]}
 
-    def __init__(self, C=1.0, *, class_weight=None, solver=formulations.DEFAULT_SOLVER):
+    def __init__(self, C=1.0, *, class_weight=None, decision_function_shape="ovr", solver=formulations.DEFAULT_SOLVER):
         self.C = C
         self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
         self.solver = solver
 
     def fit(self, X, y):
         if self.solver not in cp.installed_solvers():
             raise ValueError(f"solver={self.solver!r} is not an installed cvxpy solver; choose one of "
                              f"{sorted(cp.installed_solvers())}")
-        K, y_pm, C = self._validate_training(X, y)
+        K, y, index = self._validate_training(X, y)
+        tasks = multiclass.binary_tasks(y, self.classes_, self.decision_function_shape)
+        self.dual_coef_, self.intercept_ = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
+        for k, task in enumerate(tasks):
+            y_pm, classes = check_binary_labels(task.labels, len(task.rows))
+            C = (self.C * sample_class_weights(self.class_weight, index[task.rows], self.classes_)
+                 if isinstance(self.class_weight, dict) else penalty_vector(self.C, y_pm, classes, self.class_weight))
+            self.dual_coef_[k, task.rows], self.intercept_[k] = self._solve(K[np.ix_(task.rows, task.rows)], y_pm, C)
+        return self
+
+    def _solve(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float]:
+        """``(α ∘ y, b)`` of the binary QP."""
         n = len(y_pm)
         alpha, b, slack = cp.Variable(n, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)
         margins = cp.multiply(y_pm, K @ cp.multiply(y_pm, alpha) + b)
@@ -152,9 +181,16 @@ class ModSVC(_PrecomputedBinaryClassifier):
         problem.solve(solver=self.solver)
         if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(f"the Mod SVM QP ended with status {problem.status!r} ({self.solver})")
-        self.dual_coef_ = (y_pm * alpha.value)[None, :]
-        self.intercept_ = np.array([float(b.value)])
-        return self
+        return y_pm * alpha.value, float(b.value)
+
+    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
+        decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_
+        return multiclass.decide(decisions, self.classes_, self.decision_function_shape)
 
     def decision_function(self, X) -> np.ndarray:
-        return self._test_rows(X) @ self.dual_coef_[0] + self.intercept_[0]
+        """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""
+        return self._decide(X)[0]
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        return self._decide(X)[1]

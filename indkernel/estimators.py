@@ -31,17 +31,24 @@ support vectors exist.
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._validation import check_binary_targets, check_two_samples
+from tqdm.auto import tqdm
+
+from . import multiclass
+from ._validation import check_memory, check_two_samples, sample_class_weights
 from .one_class_problem import OneClassProblem
+from .proxy import MercerProxy, make_oracle, psd_part
 from .solve import METHODS, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
@@ -79,6 +86,8 @@ class _IndefiniteKernelMachine(BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not isinstance(self, ClassifierMixin))
         check_two_samples(X.shape[0], type(self).__name__)
         self._check_targets(y)
+        check_memory(X.shape[0], type(self).__name__)
+        self.shape_fit_ = (X.shape[0], X.shape[0])
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
@@ -93,28 +102,60 @@ class _IndefiniteKernelMachine(BaseEstimator):
             raise ValueError(f"{what} must return a ({X.shape[0]}, {Y.shape[0]}) similarity matrix; got {K.shape}")
         return K
 
-    def _solve(self, problem) -> None:
-        """Solve, and set the fitted attributes from the certified solution."""
-        result = solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
-                       verbose=self.verbose)
-        beta = problem.dual_coef(result.alpha)
-        certificate = problem.certify(result.alpha)
-        self.result_ = result
-        self.support_ = np.flatnonzero(beta)
-        self.dual_coef_ = beta[self.support_][None, :]
-        self.intercept_ = np.array([self._intercept(certificate.intercept)])
-        self.n_iter_ = result.iterations
-        self.lower_bound_, self.upper_bound_, self.gap_ = result.lower, result.upper, result.gap
-        self.status_ = result.status
-        self.shape_fit_ = problem.K0.shape
-        self._fitted_problem = problem  # for what is formed on demand only: proxy_kernel_, the transductive update
+    def _solve(self, problems: list, tasks: list | None = None) -> None:
+        """Solve each binary problem (one for a regression, one-class or two-class machine), and
+        set the fitted attributes from the certified solutions: one row of ``dual_coef_`` and one
+        entry of ``intercept_`` per problem; the certified bounds, status and iteration count are
+        scalars for one problem and arrays (one per problem, in task order) otherwise."""
+        n = self.shape_fit_[0]
+        tasks = tasks or [multiclass.BinaryTask(np.arange(n), np.empty(0), type(self).__name__)]
+        coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
+        for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks)), desc="binary problems",
+                                                 disable=not self.verbose or len(problems) == 1)):
+            result = self._solve_one(problem, task.name if len(problems) > 1 else None)
+            coefficients[k, task.rows] = problem.dual_coef(result.alpha)
+            intercepts[k] = self._intercept(problem.certify(result.alpha).intercept)
+            problem._cached_alpha = problem._cached_point = None  # keep no oracle state alive (memory)
+            results.append(result)
+        self.support_ = np.flatnonzero(np.any(coefficients != 0, axis=0))
+        self.dual_coef_ = coefficients[:, self.support_]
+        self.intercept_ = intercepts
+
+        def each(name: str):
+            values = np.array([getattr(r, name) for r in results])
+            return values[0].item() if len(results) == 1 else values
+
+        self.result_ = results[0] if len(results) == 1 else results
+        self.n_iter_ = each("iterations")
+        self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
+        self.status_ = each("status")
+        self._fitted_problems, self._task_rows = problems, [task.rows for task in tasks]
+
+    def _solve_one(self, problem, name: str | None):
+        """solve, its ConvergenceWarning naming the binary problem when there are several."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
+                           verbose=self.verbose and name is None)
+        for warning in caught:
+            message = str(warning.message)
+            if name is not None and issubclass(warning.category, ConvergenceWarning):
+                message = f"{name}: {message}"
+            warnings.warn(message, warning.category, stacklevel=4)
+        return result
 
     @cached_property
-    def proxy_kernel_(self) -> np.ndarray:
+    def proxy_kernel_(self) -> np.ndarray | list:
         """The learned kernel ``K*(α)`` of the fit (``eq:kstar``), an (n, n) array formed on first
-        request (O(n³); ``fit`` itself never forms it)."""
+        request (O(n³); ``fit`` itself never forms it). With several binary problems, a list of
+        their kernels (on each problem's rows), k n² numbers."""
         check_is_fitted(self)
-        return self._fitted_problem.proxy_kernel(self.result_.alpha)
+        kernels = [problem.proxy_kernel(result.alpha) for problem, result in zip(self._fitted_problems, self._results)]
+        return kernels[0] if len(kernels) == 1 else kernels
+
+    @property
+    def _results(self) -> list:
+        return self.result_ if isinstance(self.result_, list) else [self.result_]
 
     def _check_targets(self, y) -> None:
         """Reject targets this machine cannot fit (before any work on X)."""
@@ -124,8 +165,9 @@ class _IndefiniteKernelMachine(BaseEstimator):
         return offset
 
     # ----- decisions -------------------------------------------------------------------
-    def _test_similarity(self, X) -> np.ndarray:
-        """The test×train block of the kernel the chosen rule classifies with (module docstring)."""
+    def _decisions(self, X) -> np.ndarray:
+        """(m, number of binary problems): each problem's decision ``k β + b`` at the test points,
+        with the test×train similarities k of the chosen rule (module docstring)."""
         check_is_fitted(self)
         n = self.shape_fit_[0]
         if self.kernel == "precomputed":
@@ -142,22 +184,27 @@ class _IndefiniteKernelMachine(BaseEstimator):
             cross = self._similarity(X, self.X_fit_, "kernel(X_test, X_train)")
             among = self._similarity(X, X, "kernel(X_test, X_test)") if self.test_kernel == "transductive" else None
         if self.test_kernel == "inductive":
-            return cross
-        return self._transductive_block(cross, among)
-
-    def _transductive_block(self, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
-        """``ss:interpretation``: ``[[K0 + ββᵀ/(4ρ), crossᵀ], [cross, among]]_+``, its test×train block."""
-        n, beta = self.shape_fit_[0], self._fitted_problem.dual_coef(self.result_.alpha)
-        update = self._fitted_problem.K0 + np.outer(beta, beta) / (4 * self._fitted_problem.rho)
-        full = np.block([[update, cross.T], [cross, (among + among.T) / 2]])
-        values, vectors = scipy.linalg.eigh(full)
-        keep = values > 0
-        test_rows = vectors[n:, keep] * values[keep]
-        return test_rows @ vectors[:n, keep].T
+            return cross[:, self.support_] @ self.dual_coef_.T + self.intercept_
+        columns = []
+        for problem, result, rows, intercept in zip(self._fitted_problems, self._results, self._task_rows,
+                                                    self.intercept_):
+            beta = problem.dual_coef(result.alpha)
+            columns.append(transductive_block(problem, beta, cross[:, rows], among) @ beta + intercept)
+        return np.column_stack(columns)
 
     def _raw_decision(self, X) -> np.ndarray:
-        K = self._test_similarity(X)
-        return K[:, self.support_] @ self.dual_coef_[0] + self.intercept_[0]
+        return self._decisions(X)[:, 0]
+
+
+def transductive_block(problem, beta: np.ndarray, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """``ss:interpretation``: ``[[K0 + ββᵀ/(4ρ), crossᵀ], [cross, among]]_+``, its test×train block."""
+    n = problem.n
+    update = problem.K0 + np.outer(beta, beta) / (4 * problem.rho)
+    full = np.block([[update, cross.T], [cross, (among + among.T) / 2]])
+    values, vectors = scipy.linalg.eigh(full)
+    keep = values > 0
+    test_rows = vectors[n:, keep] * values[keep]
+    return test_rows @ vectors[:n, keep].T
 
 
 class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
@@ -187,18 +234,28 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         Iteration cap (the method's default if None); hitting it warns ``ConvergenceWarning``.
     test_kernel : {"inductive", "transductive"}, default "inductive"
         How test points are classified (see :mod:`indkernel.estimators`).
+    decision_function_shape : {"ovr", "ovo"}, default "ovr"
+        With more than two classes: one-vs-rest (k problems sharing one eigendecomposition of
+        K0; ``decision_function`` is (m, k)) or one-vs-one (a problem per pair on its rows,
+        prediction by votes; (m, k(k-1)/2) as scikit-learn's SVC). Unlike SVC, where this only
+        reshapes, here it chooses the training strategy too (:mod:`indkernel.multiclass`).
     verbose : bool, default False
-        A progress bar while solving.
+        Progress bars while solving (one per binary problem for two classes, one over the
+        problems for more).
 
     Attributes
     ----------
-    classes_ : (2,) the labels; ``classes_[1]`` is the positive class.
-    support_ : indices of the training points with ``α_i > 0``.
-    dual_coef_ : (1, n_SV) array, ``y_i α_i`` on the support.
-    intercept_ : (1,) array, the exactly optimal intercept of the certified primal point.
-    lower_bound_, upper_bound_, gap_ : certified ``lower <= p* <= upper`` and their difference.
-    status_ : str, ``"optimal"`` exactly when the certified gap met ``tol``.
-    n_iter_ : int; proxy_kernel_ : (n, n) array, K*; result_ : :class:`indkernel.SolveResult`.
+    classes_ : (k,) the labels; for two, ``classes_[1]`` is the positive class.
+    support_ : indices of the training points with ``α_i > 0`` in some binary problem.
+    dual_coef_ : (n_problems, n_SV) array, ``y_i α_i`` of each binary problem (0 off its support
+        or rows); n_problems is 1 for two classes, k for one-vs-rest, k(k-1)/2 for one-vs-one.
+    intercept_ : (n_problems,) array, the exactly optimal intercept of each certified primal point.
+    lower_bound_, upper_bound_, gap_ : certified ``lower <= p* <= upper`` and their difference
+        (floats for two classes, else (n_problems,) arrays in the order of the problems).
+    status_ : str (or array), ``"optimal"`` exactly when the certified gap met ``tol``; a problem
+        that did not warns ``ConvergenceWarning`` naming its classes.
+    n_iter_ : int (or array); proxy_kernel_ : (n, n) array K* (a list, one per problem);
+    result_ : :class:`indkernel.SolveResult` (a list, one per problem).
 
     Examples
     --------
@@ -211,11 +268,12 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         **_IndefiniteKernelMachine._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
     }
-    _problem = SVMProblem
 
     def __init__(self, C=1.0, rho=1.0, *, kernel="precomputed", class_weight=None, method="apg", tol=1e-6,
-                 absolute=False, max_iter=None, test_kernel="inductive", verbose=False):
+                 absolute=False, max_iter=None, test_kernel="inductive", decision_function_shape="ovr",
+                 verbose=False):
         self.C = C
         self.rho = rho
         self.kernel = kernel
@@ -225,34 +283,54 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         self.absolute = absolute
         self.max_iter = max_iter
         self.test_kernel = test_kernel
+        self.decision_function_shape = decision_function_shape
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     def fit(self, X, y):
         """Fit on the train×train similarity (or features, with a callable kernel) and labels ``y``
-        with exactly two classes."""
+        (two classes or more: one binary problem per class, or per pair with
+        ``decision_function_shape="ovo"``, see :mod:`indkernel.multiclass`)."""
         self._validate_params()
         K0, y = self._train_similarity(X, y)
-        problem = self._problem(K0, y, self.C, self.rho, class_weight=self.class_weight)
-        self.classes_ = problem.classes
-        self._solve(problem)
+        self.classes_, index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes; y has one: {self.classes_.tolist()}")
+        tasks = multiclass.binary_tasks(y, self.classes_, self.decision_function_shape)
+        C, class_weight = self.C, self.class_weight
+        if len(tasks) > 1 and isinstance(class_weight, dict):  # per sample: the binary labels are not the classes
+            C, class_weight = self.C * sample_class_weights(class_weight, index, self.classes_), None
+        shared = self._shared_oracle(K0) if len(tasks) > 1 and self.decision_function_shape == "ovr" else None
+        problems = [self._problem(K0[np.ix_(task.rows, task.rows)] if shared is None and len(tasks) > 1 else K0,
+                                  task.labels, C if np.ndim(C) == 0 else C[task.rows], class_weight, shared)
+                    for task in tasks]
+        self._solve(problems, tasks)
         return self
 
+    def _problem(self, K0, y, C, class_weight, oracle):
+        """The binary problem of one task; ``oracle``: the one shared by every task on all of K0, or None."""
+        return SVMProblem(K0, y, C, self.rho, class_weight=class_weight,
+                          oracle="rank-one" if oracle is None else oracle)
+
+    def _shared_oracle(self, K0):
+        """The oracle of K0 that every one-vs-rest problem uses (its eigendecomposition is computed
+        once, on first use)."""
+        return make_oracle("rank-one", K0)
+
     def _check_targets(self, y) -> None:
-        check_binary_targets(y, type(self).__name__)
+        check_classification_targets(y)
 
     def decision_function(self, X) -> np.ndarray:
-        """``Σ_i y_iα_i K(x, x_i) + b``; positive means ``classes_[1]``. X as for :meth:`predict`."""
-        return self._raw_decision(X)
+        """Two classes: ``Σ_i y_iα_i K(x, x_i) + b``, positive means ``classes_[1]``. More: (m, k)
+        decisions of the one-vs-rest problems, or (m, k(k-1)/2) of the pairs with
+        ``decision_function_shape="ovo"`` (as scikit-learn's SVC). X as for :meth:`predict`."""
+        return self._decide(X)[0]
 
     def predict(self, X) -> np.ndarray:
         """Labels for the test×train similarities ``X`` (or features, with a callable kernel)."""
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(int)]
+        return self._decide(X)[1]
+
+    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
+        return multiclass.decide(self._decisions(X), self.classes_, self.decision_function_shape)
 
 
 class PerturbSVC(IndefiniteSVC):
@@ -266,8 +344,12 @@ class PerturbSVC(IndefiniteSVC):
     ``K0(x, X_train) β + b``; the paper's "only the support vectors are perturbed".
     """
 
-    def _problem(self, K0, y, C, rho, *, class_weight):
-        return PerturbSVMProblem(K0, y, C, rho, class_weight=class_weight)
+    def _problem(self, K0, y, C, class_weight, oracle):
+        return PerturbSVMProblem(K0, y, C, self.rho, class_weight=class_weight, oracle=oracle)
+
+    def _shared_oracle(self, K0):
+        """K0 checked (and clipped) once for every one-vs-rest problem (:func:`indkernel.proxy.psd_part`)."""
+        return MercerProxy(*psd_part(K0))
 
 
 class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
@@ -305,7 +387,7 @@ class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
         """Fit on the train×train similarity (or features) and real targets ``y``."""
         self._validate_params()
         K0, y = self._train_similarity(X, y)
-        self._solve(SVRProblem(K0, y, self.C, self.rho, self.epsilon))
+        self._solve([SVRProblem(K0, y, self.C, self.rho, self.epsilon)])
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -348,7 +430,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _IndefiniteKernelMachine):
         """Fit on the train×train similarity (or features); ``y`` is ignored."""
         self._validate_params()
         K0, _ = self._train_similarity(X, requires_y=False)
-        self._solve(OneClassProblem(K0, self.nu, self.rho))
+        self._solve([OneClassProblem(K0, self.nu, self.rho)])
         self.offset_ = -self.intercept_[0]
         return self
 

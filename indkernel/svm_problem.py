@@ -97,7 +97,9 @@ class PerturbSVMProblem(SVMProblem):
     There ``K* = K0 + (Yα)(Yα)ᵀ/(4ρ)`` (``eq:kstar_psd``) and
     ``f(α) = eᵀα - ½(Yα)ᵀK0(Yα) - ‖α‖⁴/(16ρ)``: the classic SVM with a fourth-order penalty on
     the support vectors, and no eigendecomposition per point (:class:`indkernel.proxy.MercerProxy`).
-    Parameters as :class:`SVMProblem` (no ``oracle``).
+    Parameters as :class:`SVMProblem`, except ``oracle``: None, or the
+    :class:`indkernel.proxy.MercerProxy` of another PerturbSVMProblem on the same K0 (the
+    one-vs-rest problems of a multiclass fit share its check).
 
     K0 is checked once (its eigenvalues): negative eigenvalues above ``-PSD_TOL·‖K0‖₂``
     (:data:`indkernel.proxy.PSD_TOL`) are round-off and are clipped, so ``K0`` becomes ``(K0)_+``.
@@ -108,12 +110,16 @@ class PerturbSVMProblem(SVMProblem):
         If K0 is indefinite beyond round-off (use :class:`SVMProblem`).
     """
 
-    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False):
+    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
+                 oracle: MercerProxy | None = None):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
         check_scale(K0, safe_norm(self.C), check_positive_scalar(rho, "rho", "the penalty"),
                     box="C (with class_weight)")
-        K0, norm = psd_part(K0)
-        super().__init__(K0, y, C, rho, class_weight=class_weight, oracle=MercerProxy(K0, norm))
+        if oracle is None:
+            oracle = MercerProxy(*psd_part(K0))
+        elif not (isinstance(oracle, MercerProxy) and oracle.K0.shape == K0.shape):
+            raise TypeError(f"oracle must be None or the MercerProxy of this K0 (shape {K0.shape}); got {oracle!r}")
+        super().__init__(oracle.K0, y, C, rho, class_weight=class_weight, oracle=oracle)
 
     def maxmin_model(self):
         return formulations.perturb_maxmin(self.K0, self.y, self.C, self.rho)

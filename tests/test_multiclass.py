@@ -1,0 +1,144 @@
+"""Any number of classes: agreement with libsvm at large ρ on a PSD kernel (one-vs-one against
+SVC, one-vs-rest against OneVsRestClassifier(SVC)), one eigendecomposition for every one-vs-rest
+problem, per-problem certificates and warnings, class weights, grid search, pickling, baselines."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.svm import SVC
+
+from indkernel import IndefiniteSVC, PerturbSVC
+from indkernel.baselines import ModSVC, SpectrumSVC, spectrum_transform
+from indkernel.kernels import simpson
+
+
+@pytest.fixture(scope="module")
+def four_digits():
+    """Digits 0-3, 160 training and 80 test points."""
+    X, y = load_digits(return_X_y=True)
+    keep = np.flatnonzero(y < 4)
+    pick = np.random.default_rng(0).permutation(keep)[:240]
+    X, y = X[pick] / 16.0, y[pick]
+    return X[:160], y[:160], X[160:], y[160:]
+
+
+def _gaussian(X, Z=None):
+    return rbf_kernel(X, Z, gamma=0.02)
+
+
+@pytest.mark.parametrize("cls", [IndefiniteSVC, PerturbSVC])
+def test_large_rho_on_a_psd_kernel_is_libsvm_one_vs_one_and_one_vs_rest(cls, four_digits):
+    X, y, X_test, _ = four_digits
+    K, K_test = _gaussian(X), _gaussian(X_test, X)
+    ovo = cls(C=1.0, rho=1e8, tol=1e-9, decision_function_shape="ovo").fit(K, y)
+    svc = SVC(C=1.0, kernel="precomputed", tol=1e-10, decision_function_shape="ovo").fit(K, y)
+    assert ovo.decision_function(K_test).shape == (len(X_test), 6)
+    np.testing.assert_allclose(ovo.decision_function(K_test), svc.decision_function(K_test), atol=1e-4)
+    assert np.array_equal(ovo.predict(K_test), svc.predict(K_test))
+
+    ovr = cls(C=1.0, rho=1e8, tol=1e-9).fit(K, y)
+    reference = OneVsRestClassifier(SVC(C=1.0, kernel="precomputed", tol=1e-10)).fit(K, y)
+    assert ovr.decision_function(K_test).shape == (len(X_test), 4)
+    np.testing.assert_allclose(ovr.decision_function(K_test), reference.decision_function(K_test), atol=1e-4)
+    assert np.array_equal(ovr.predict(K_test), reference.predict(K_test))
+
+
+def test_one_vs_rest_problems_share_one_eigendecomposition(four_digits, monkeypatch):
+    X, y, X_test, y_test = four_digits
+    K = simpson(X)
+    sizes = []
+    original = scipy.linalg.eigh
+    monkeypatch.setattr(scipy.linalg, "eigh", lambda A, *args, **kwargs: sizes.append(len(A)) or
+                        original(A, *args, **kwargs))
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K, y)
+    assert sizes == [len(y)]  # one decomposition of K0 for four problems
+    assert len({id(problem.oracle) for problem in model._fitted_problems}) == 1
+    assert np.all(model.status_ == "optimal") and np.all(model.gap_ >= 0)
+    assert model.gap_.shape == model.n_iter_.shape == model.intercept_.shape == (4,)
+    assert np.all(model.lower_bound_ <= model.upper_bound_)
+    assert model.dual_coef_.shape == (4, len(model.support_))
+    assert model.score(simpson(X_test, X), y_test) > 0.9
+    # each one-vs-rest problem is the binary fit of its class against the rest
+    binary = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K, y == 2)
+    assert abs(binary.lower_bound_ - model.lower_bound_[2]) <= 1e-5 * abs(binary.lower_bound_)
+
+
+def test_one_vs_one_solves_each_pair_on_its_rows(four_digits):
+    X, y, X_test, y_test = four_digits
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo").fit(simpson(X), y)
+    assert [problem.n for problem in model._fitted_problems] == [
+        int(np.sum((y == i) | (y == j))) for i in range(4) for j in range(i + 1, 4)]
+    assert model.score(simpson(X_test, X), y_test) > 0.9
+    transductive = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo", kernel=simpson,
+                                 test_kernel="transductive").fit(X, y)
+    assert transductive.score(X_test, y_test) > 0.9
+
+
+def test_an_uncertified_problem_warns_naming_its_class(four_digits):
+    X, y, _, _ = four_digits
+    labels = np.array(["zero", "one", "two", "three"])[y]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-9, max_iter=2).fit(simpson(X), labels)
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(messages) == 4 and all(m.startswith("class '") for m in messages)
+    assert any("class 'two' against the rest" in m for m in messages)
+    assert list(model.classes_) == sorted(set(labels)) and set(model.status_) == {"max_iter"}
+
+
+def test_class_weights_per_class(four_digits):
+    X, y, _, _ = four_digits
+    model = IndefiniteSVC(C=2.0, tol=1e-4, class_weight={1: 3.0, 3: 0.5}).fit(simpson(X), y)
+    expected = 2.0 * np.select([y == 1, y == 3], [3.0, 0.5], 1.0)
+    for problem in model._fitted_problems:
+        np.testing.assert_array_equal(problem.C, expected)
+    balanced = IndefiniteSVC(C=2.0, tol=1e-4, class_weight="balanced").fit(simpson(X), y)
+    first = balanced._fitted_problems[0]  # class 0 (+1) against the rest (-1): C·n_pos/n_neg for the rest
+    n_pos = np.sum(y == 0)
+    np.testing.assert_allclose(first.C, np.where(y == 0, 2.0, 2.0 * n_pos / (len(y) - n_pos)))
+
+
+def test_grid_search_and_pickling(four_digits):
+    X, y, X_test, y_test = four_digits
+    K, K_test = simpson(X), simpson(X_test, X)
+    grid = GridSearchCV(IndefiniteSVC(tol=1e-4), {"C": [1.0, 10.0], "decision_function_shape": ["ovr", "ovo"]},
+                        cv=3, n_jobs=2).fit(K, y)
+    assert grid.best_score_ > 0.9 and grid.score(K_test, y_test) > 0.9
+    model = grid.best_estimator_
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.predict(K_test), model.predict(K_test))
+    np.testing.assert_array_equal(clone.gap_, model.gap_)
+    assert len(clone.proxy_kernel_) == len(model._fitted_problems)
+
+
+def test_baselines_take_any_number_of_classes(four_digits):
+    X, y, X_test, y_test = four_digits
+    K, K_test = simpson(X), simpson(X_test, X)
+    denoise = SpectrumSVC("denoise", C=10.0).fit(K, y)
+    K_fit, P = spectrum_transform(K, "denoise")
+    libsvm = SVC(C=10.0, kernel="precomputed").fit(K_fit, y)
+    np.testing.assert_array_equal(denoise.predict(K_test), libsvm.predict(K_test @ P))
+    assert denoise.decision_function(K_test).shape == (len(X_test), 4)
+    mod = ModSVC(C=10.0, decision_function_shape="ovo").fit(K, y)
+    assert mod.dual_coef_.shape == (6, len(y)) and mod.decision_function(K_test).shape == (len(X_test), 6)
+    assert mod.score(K_test, y_test) > 0.8
+
+
+def test_a_fit_that_will_not_fit_in_memory_is_refused_before_any_work(monkeypatch):
+    import indkernel._validation as validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**30)  # 1 GiB
+    with pytest.raises(MemoryError, match=r"n=10000 .* needs about 3.0 GiB \(4 n×n float64 arrays.*1.0 GiB"):
+        validation.check_memory(10_000, "IndefiniteSVC")
+    calls = []
+    with pytest.raises(MemoryError, match="IndefiniteSVC on n=20000"):
+        IndefiniteSVC(kernel=lambda A, B: calls.append(1)).fit(np.zeros((20_000, 1)), np.arange(20_000) % 3)
+    assert calls == []  # refused before the kernel was computed
