@@ -64,7 +64,7 @@ def with_errors(table: pd.DataFrame) -> pd.DataFrame:
 
 def markdown(table: pd.DataFrame) -> str:
     wide = table.assign(cell=[f"{s:.2f} s, error {e:.0e}" + ("" if st == "optimal" else f" ({st})")
-                              for s, e, st in zip(table.seconds, table.error, table.status)])
+                              for s, e, st in zip(table.seconds, table.error, table.status, strict=True)])
     wide = wide.pivot(index=["form", "solver"], columns="n", values="cell").fillna("—")
     header = "| form | solver | " + " | ".join(f"n = {n}" for n in wide.columns) + " |"
     lines = [header, "|" + " --- |" * (len(wide.columns) + 2)]

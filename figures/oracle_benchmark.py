@@ -65,7 +65,7 @@ def measure(sizes, repeats: int, pause: float = 0.5, seed: int = 0) -> pd.DataFr
             K0, y = make(n, rng)
             problems = {name: SVMProblem(K0, y, C=10.0, rho=1.0, oracle=name) for name in ("rank-one", "eigh")}
             for p in problems.values():
-                p.oracle.spectrum  # the decomposition of K0 is computed once, outside the timing
+                _ = p.oracle.spectrum  # the decomposition of K0 is computed once, outside the timing
             counts = {"rank-one": 5 * repeats, "eigh": repeats}
             points = [problems["eigh"].project(rng.uniform(0, 10, n)) for _ in range(counts["rank-one"] + 1)]
             time.sleep(pause)

@@ -25,7 +25,7 @@ def _master(machine: Machine, K0: np.ndarray, kernels, factors, rho=None, h=None
         parameters["rho"] = rho_param = cp.Parameter(nonneg=True, name="rho", value=float(rho))
     t = cp.Variable(name="t")
     cuts = []
-    for i, (K, L) in enumerate(zip(kernels, factors)):
+    for i, (K, L) in enumerate(zip(kernels, factors, strict=True)):
         K = _square(K, f"kernels[{i}]")
         distance = np.sum((K - K0) ** 2) if h is None else np.sum(np.outer(h, h) * (K - K0) ** 2)
         penalty = rho_param * distance if h is None else distance

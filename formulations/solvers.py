@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import cvxpy as cp
 import numpy as np
@@ -21,7 +21,7 @@ ACCURATE = {
 CANDIDATES = ("CLARABEL", "SCS", "MOSEK")
 
 
-@lru_cache(maxsize=None)
+@cache
 def available_solvers() -> tuple[str, ...]:
     """The candidate solvers that solve a tiny SDP correctly here, probed once and cached.
 

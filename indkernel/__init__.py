@@ -5,9 +5,9 @@ The problem types carry the paper's closed forms (proxy kernel ``eq:kstar``, obj
 """
 
 from .certificate import Certificate
-from .result import SolveResult
 from .estimators import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .one_class_problem import OneClassProblem
+from .result import SolveResult
 from .solve import compare, plot_comparison, solve
 from .svm_problem import ComponentwiseSVMProblem, PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem

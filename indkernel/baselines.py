@@ -181,7 +181,7 @@ class ModSVC(_PrecomputedClassifier):
         problem.solve(solver=self.solver)
         if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(f"the Mod SVM QP ended with status {problem.status!r} ({self.solver})")
-        return y_pm * alpha.value, float(b.value)
+        return y_pm * np.asarray(alpha.value), float(np.asarray(b.value))
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import zipfile
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np

@@ -15,9 +15,9 @@ import io
 import os
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -244,5 +244,5 @@ MAX_DENSE_ENTRIES = 10**9
 
 
 #: The loaders by data set name (``indkernel.datasets.LOADERS["german"]()``).
-LOADERS = {"digits": load_digits_pair, "usps": load_usps, "diabetes": load_diabetes, "german": load_german,
+LOADERS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {"digits": load_digits_pair, "usps": load_usps, "diabetes": load_diabetes, "german": load_german,
            "a1a": load_a1a}

@@ -39,10 +39,9 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-
 from tqdm.auto import tqdm
 
 from . import multiclass
@@ -110,7 +109,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         n = self.shape_fit_[0]
         tasks = tasks or [multiclass.BinaryTask(np.arange(n), np.empty(0), type(self).__name__)]
         coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
-        for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks)), desc="binary problems",
+        for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
                                                  disable=not self.verbose or len(problems) == 1)):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None)
             coefficients[k, task.rows] = problem.dual_coef(result.alpha)
@@ -150,7 +149,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         request (O(n³); ``fit`` itself never forms it). With several binary problems, a list of
         their kernels (on each problem's rows), k n² numbers."""
         check_is_fitted(self)
-        kernels = [problem.proxy_kernel(result.alpha) for problem, result in zip(self._fitted_problems, self._results)]
+        kernels = [problem.proxy_kernel(result.alpha) for problem, result in zip(self._fitted_problems, self._results, strict=True)]
         return kernels[0] if len(kernels) == 1 else kernels
 
     @property
@@ -187,7 +186,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
             return cross[:, self.support_] @ self.dual_coef_.T + self.intercept_
         columns = []
         for problem, result, rows, intercept in zip(self._fitted_problems, self._results, self._task_rows,
-                                                    self.intercept_):
+                                                    self.intercept_, strict=True):
             beta = problem.dual_coef(result.alpha)
             columns.append(transductive_block(problem, beta, cross[:, rows], among) @ beta + intercept)
         return np.column_stack(columns)

@@ -11,10 +11,10 @@ subsets with small grids (for the tests and a first look).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -95,6 +95,11 @@ def _cached(function: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
     return lru_cache(maxsize=1)(function)
 
 
+def _tangent_kernel(distances: Callable[[], np.ndarray], gamma: float) -> np.ndarray:
+    """``exp(-γd²)`` from the squared tangent distances."""
+    return np.exp(-gamma * distances())
+
+
 def _usps_or_digits(source: str, pair: tuple[int, int], data_dir):
     return datasets.load_digits_pair(*pair) if source == "digits" else datasets.load_usps(pair, data_dir)
 
@@ -112,16 +117,15 @@ def _similarities(kind: str, X: np.ndarray, quick: bool) -> dict[str, Callable[[
     if kind == "TD1":
         distances = _cached(lambda: kernels.tangent_distances(X))
         gammas = TD_GAMMAS[:2] if quick else TD_GAMMAS
-        return {f"gamma={g:g}": _cached(lambda g=g: np.exp(-g * distances())) for g in gammas}
+        return {f"gamma={g:g}": _cached(partial(_tangent_kernel, distances, g)) for g in gammas}
     if kind == "linear":
         return {"linear": _cached(lambda: kernels.linear(X))}
     if kind == "gaussian":
         gammas = GAUSSIAN_GAMMAS[:2] if quick else GAUSSIAN_GAMMAS
-        return {f"gamma={g:g}": _cached(lambda g=g: kernels.gaussian(X, gamma=g)) for g in gammas}
+        return {f"gamma={g:g}": _cached(partial(kernels.gaussian, X, gamma=g)) for g in gammas}
     if kind == "sig":
         grid = SIGMOID_GRID[:2] if quick else SIGMOID_GRID
-        return {f"a={s:g}/p, r={r:g}": _cached(lambda s=s, r=r: kernels.sigmoid(X, a=s / X.shape[1], r=r))
-                for s, r in grid}
+        return {f"a={s:g}/p, r={r:g}": _cached(partial(kernels.sigmoid, X, a=s / X.shape[1], r=r)) for s, r in grid}
     raise ValueError(f"unknown similarity {kind!r}")
 
 

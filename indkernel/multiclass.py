@@ -35,7 +35,7 @@ def binary_tasks(y: np.ndarray, classes: np.ndarray, shape: str) -> list[BinaryT
     if len(classes) == 2:
         return [BinaryTask(everything, y, f"class {names[1]} against class {names[0]}")]
     if shape == "ovr":
-        return [BinaryTask(everything, y == c, f"class {name} against the rest") for c, name in zip(classes, names)]
+        return [BinaryTask(everything, y == c, f"class {name} against the rest") for c, name in zip(classes, names, strict=True)]
     tasks = []
     for i, j in combinations(range(len(classes)), 2):
         rows = np.flatnonzero((y == classes[i]) | (y == classes[j]))

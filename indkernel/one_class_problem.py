@@ -9,6 +9,7 @@ import formulations
 from ._validation import check_kernel, check_nu, check_positive_scalar
 from .intercept import active_terms, best_one_class_offset
 from .problem import IndefiniteProblem
+from .proxy import Oracle
 
 
 class OneClassProblem(IndefiniteProblem):
@@ -26,7 +27,7 @@ class OneClassProblem(IndefiniteProblem):
     rho : float, default 1.0; symmetrize, oracle : as :class:`indkernel.SVMProblem`.
     """
 
-    def __init__(self, K0, nu=0.5, rho=1.0, *, symmetrize: bool = False, oracle: str = "rank-one"):
+    def __init__(self, K0, nu=0.5, rho=1.0, *, symmetrize: bool = False, oracle: str | Oracle = "rank-one"):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         n = K0.shape[0]
         self.nu = check_nu(nu)

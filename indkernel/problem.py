@@ -153,6 +153,7 @@ class IndefiniteProblem(ABC):
         if self._cached_alpha is None or not np.array_equal(alpha, self._cached_alpha):
             self._cached_point = self.oracle(self._u(alpha), self.rho)
             self._cached_alpha = alpha.copy()
+        assert self._cached_point is not None
         return self._cached_point
 
     def objective(self, alpha, form: str = "negative-part") -> float:
@@ -382,7 +383,7 @@ class IndefiniteProblem(ABC):
             a = self._a[free]
             aa = float(a @ a)
 
-            def tangent(w: np.ndarray) -> np.ndarray:  # projection onto aᵀδ = 0
+            def tangent(w: np.ndarray, a: np.ndarray = a, aa: float = aa) -> np.ndarray:  # onto aᵀδ = 0
                 return w - a * (float(a @ w) / aa)
 
             residual = tangent(gradient[free])

@@ -23,8 +23,8 @@ a Dask or Ray cluster through joblib's backends, with no change here::
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 import numpy as np
 from sklearn.base import clone
@@ -93,7 +93,7 @@ def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, C
     started = time.perf_counter()
     cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
     y_train = y[split.train]
-    best = None
+    best: tuple | None = None
     for name, similarity in similarities.items():
         K = similarity()
         search = GridSearchCV(clone(estimator), param_grid, scoring=average_scorer(positive), cv=cv, n_jobs=n_jobs,
@@ -101,6 +101,8 @@ def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, C
         search.fit(K[np.ix_(split.train, split.train)], y_train)
         if best is None or search.best_score_ > best[0]:
             best = (search.best_score_, name, search.best_params_, K)
+    if best is None:
+        raise ValueError("no similarity to select from: the similarity grid is empty")
     score, name, params, K = best
     model = clone(estimator).set_params(**params, **({"test_kernel": "transductive"} if transductive else {}))
     model.fit(K[np.ix_(split.train, split.train)], y_train)

@@ -14,15 +14,14 @@ fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchang
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Callable
 
 import numba
 import numpy as np
 import scipy.linalg
 
 from . import rank_one
-
 
 #: Unit round-off of float64, and the factor ``p(n) = ROUNDOFF_FACTOR·n`` taken for LAPACK's
 #: backward error ``‖E‖_F <= p(n)·u·‖A‖_F`` of a symmetric eigendecomposition (LAPACK documents
@@ -62,7 +61,8 @@ class ProxyPoint:
         self.Ku_error = self.product_error * float(np.linalg.norm(u))
         #: ``multiply(v)``: the product ``K*v`` from the factors, O(n²), never forming K*.
         self.multiply = multiply
-        self._make_kernel, self._kernel = make_kernel, None
+        self._make_kernel = make_kernel
+        self._kernel: np.ndarray | None = None
 
     def kernel(self) -> np.ndarray:
         """The (n, n) matrix ``K*`` itself (``eq:kstar``), formed on first request only."""
@@ -280,6 +280,9 @@ def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float]:
     K = (V * np.maximum(d, 0.0)) @ V.T
     return (K + K.T) / 2, norm
 
+
+#: A proxy-kernel oracle: ``oracle(u, rho)`` is the point of ``K0 + uuᵀ/(4ρ)``.
+Oracle = Callable[[np.ndarray, float], ProxyPoint]
 
 #: Oracles by name; a problem takes ``oracle=<name>``.
 ORACLES = {EighProxy.name: EighProxy, RankOneProxy.name: RankOneProxy}

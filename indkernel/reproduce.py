@@ -10,6 +10,7 @@ the Simpson score. Gaps are absolute, certified, and the best so far in each run
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,11 +167,11 @@ def plot_timing(table: pd.DataFrame, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     summary = timing_summary(table)
-    styles = dict(zip(sorted(summary.rho.unique()), ["-", "--", ":", "-."]))
+    styles = dict(zip(sorted(summary.rho.unique()), ["-", "--", ":", "-."], strict=False))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-    colors = {}
+    colors: dict[str, str] = {}
     for (method, rho), group in summary.groupby(["method", "rho"]):
-        for ax, column in zip(axes, ("seconds", "per_iteration")):
+        for ax, column in zip(axes, ("seconds", "per_iteration"), strict=True):
             line, = ax.loglog(group.n, group[column], styles[rho], color=colors.get(method),
                               label=f"{LABELS.get(method, method)}, ρ = {rho:g}")
             colors[method] = line.get_color()
@@ -187,7 +188,7 @@ def plot_timing(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-FIGURES = {"convergence": (CONVERGENCE, convergence_table, plot_convergence),
+FIGURES: dict[str, tuple[dict, Callable[..., pd.DataFrame], Callable[..., None]]] = {"convergence": (CONVERGENCE, convergence_table, plot_convergence),
            "timing": (TIMING, timing_table, plot_timing)}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import numba
 import pandas as pd
@@ -18,7 +19,7 @@ from .result import SolveResult
 from .tracking import Run
 
 #: The methods by name, with the iteration cap each gets by default.
-METHODS = {
+METHODS: dict[str, tuple[Callable[..., None], int]] = {
     "pg": (projected_gradient, 20_000),
     "apg": (accelerated_gradient, 10_000),
     "accpm": (accpm, 2_000),
@@ -121,9 +122,9 @@ def plot_comparison(results, axes=None):
         _, axes = plt.subplots(1, 2, figsize=(10, 4))
     for method, result in results.items():
         h = result.history
-        for ax, x in zip(axes, ("iteration", "time")):
+        for ax, x in zip(axes, ("iteration", "time"), strict=True):
             ax.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
-    for ax, label in zip(axes, ("iteration", "time (s)")):
+    for ax, label in zip(axes, ("iteration", "time (s)"), strict=True):
         ax.set_xlabel(label)
         ax.set_ylabel("certified gap")
         ax.grid(True, which="both", alpha=0.3)

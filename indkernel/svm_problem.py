@@ -7,10 +7,18 @@ import numpy as np
 
 import formulations
 
-from ._validation import check_binary_labels, check_scale, safe_norm, check_kernel, check_positive_scalar, check_vector, penalty_vector
+from ._validation import (
+    check_binary_labels,
+    check_kernel,
+    check_positive_scalar,
+    check_scale,
+    check_vector,
+    penalty_vector,
+    safe_norm,
+)
 from .intercept import active_terms, best_hinge_intercept
 from .problem import IndefiniteProblem
-from .proxy import MercerProxy, psd_part
+from .proxy import MercerProxy, Oracle, psd_part
 
 
 class SVMProblem(IndefiniteProblem):
@@ -47,7 +55,7 @@ class SVMProblem(IndefiniteProblem):
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
-                 oracle: str = "rank-one"):
+                 oracle: str | Oracle = "rank-one"):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
         rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn")
         super().__init__(K0, rho, oracle)
@@ -144,7 +152,7 @@ class ComponentwiseSVMProblem(SVMProblem):
     """
 
     def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False,
-                 oracle: str = "rank-one"):
+                 oracle: str | Oracle = "rank-one"):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
         if h is None:
             raise TypeError("h is required: one positive penalty weight per training point (H = hh^T)")

@@ -9,6 +9,7 @@ import formulations
 from ._validation import check_kernel, check_nonnegative_scalar, check_positive_scalar, check_vector, per_sample_penalty
 from .intercept import active_terms, best_svr_intercept
 from .problem import IndefiniteProblem
+from .proxy import Oracle
 
 
 class SVRProblem(IndefiniteProblem):
@@ -36,7 +37,7 @@ class SVRProblem(IndefiniteProblem):
     symmetrize, oracle : as :class:`indkernel.SVMProblem`.
     """
 
-    def __init__(self, K0, y, C=1.0, rho=1.0, epsilon=0.1, *, symmetrize: bool = False, oracle: str = "rank-one"):
+    def __init__(self, K0, y, C=1.0, rho=1.0, epsilon=0.1, *, symmetrize: bool = False, oracle: str | Oracle = "rank-one"):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         n = K0.shape[0]
         self.y = check_vector(y, n, "y")

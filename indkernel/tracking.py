@@ -20,7 +20,6 @@ from .polish import libsvm_dual_coef
 from .problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
-
 #: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
 #: the run (status "roundoff"): the objective values a method compares are as noisy as that.
 ROUNDOFF_MULTIPLE = 4
@@ -80,9 +79,10 @@ class Run:
         self.refine = bool(refine)
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
-        self.status = self.reason = None
+        self.status: str | None = None
+        self.reason: str | None = None
         self.iteration = self.completed = 0
-        self._rows = []
+        self._rows: list[tuple] = []
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
         self._reporter = tqdm(total=max_iter, desc=method, leave=False) if verbose else _Silent()
@@ -209,6 +209,7 @@ class Run:
         if self.status != "optimal":
             warnings.warn(f"{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
                           "(raise max_iter or time_limit, or loosen tol)", ConvergenceWarning, stacklevel=3)
+        assert self.status is not None and self.reason is not None  # iterations() always ends with a stop
         return SolveResult(alpha=self.alpha, lower=float(self.lower), upper=float(self.upper), status=self.status,
                            stop_reason=self.reason, iterations=self.completed, seconds=self.seconds,
                            history=pd.DataFrame(self._rows, columns=HISTORY_COLUMNS), method=self.method,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -55,7 +55,7 @@ HAND_SOLVED = dict(K0=-np.eye(2), y=np.array([1.0, -1.0]), C=2.0, rho=0.25,
 FACTORIES = {"random": random_indefinite, "psd": random_psd, "digits": digits_simpson}
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference_optimum(kind: str, n: int, seed: int, C: float, rho: float) -> tuple[float, np.ndarray]:
     """``(p*, α*)`` from the max-min SDP solved by Clarabel at tight tolerances."""
     K0, y = FACTORIES[kind](n, seed)

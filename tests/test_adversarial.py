@@ -9,13 +9,21 @@ import cvxpy
 import numpy as np
 import pytest
 import scipy.linalg
+from problems import TIGHT_CLARABEL
 
-from indkernel import (ComponentwiseSVMProblem, IndefiniteSVC, OneClassProblem, SVMProblem, SVRProblem,
-                       compare, plot_comparison, solve)
+from indkernel import (
+    ComponentwiseSVMProblem,
+    IndefiniteSVC,
+    OneClassProblem,
+    SVMProblem,
+    SVRProblem,
+    compare,
+    plot_comparison,
+    solve,
+)
 from indkernel.baselines import ModSVC, SpectrumSVC
 from indkernel.kernels import gaussian, linear, tangent_distance
 from indkernel.tracking import SolveError
-from problems import TIGHT_CLARABEL
 
 solve_module = importlib.import_module("indkernel.solve")  # the module, which `solve` shadows
 

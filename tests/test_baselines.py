@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 import scipy.optimize
+from problems import random_indefinite, random_psd
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from indkernel.baselines import ModSVC, SpectrumSVC, spectrum_transform
-from problems import random_indefinite, random_psd
 
 
 def _eig(K):

@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from problems import FACTORIES, HAND_SOLVED, reference_optimum
 
 from indkernel import SVMProblem, solve
 from indkernel.intercept import best_hinge_intercept, hinge_loss
 from indkernel.polish import libsvm_dual_coef
-from problems import FACTORIES, HAND_SOLVED, reference_optimum
 
 OPTIMA = [("random", n, seed, rho) for n, seed in [(6, 0), (10, 1), (15, 2)] for rho in (0.1, 1.0, 10.0)] + [
     ("digits", 20, 3, 1.0), ("psd", 12, 4, 1.0)]

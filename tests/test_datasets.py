@@ -11,8 +11,19 @@ import numpy as np
 import pytest
 
 from indkernel import datasets
-from indkernel.datasets import (SOURCES, DataUnavailableError, Source, data_status, fetch, load_a1a, load_diabetes,
-                                load_digits_pair, load_german, load_libsvm, load_usps)
+from indkernel.datasets import (
+    SOURCES,
+    DataUnavailableError,
+    Source,
+    data_status,
+    fetch,
+    load_a1a,
+    load_diabetes,
+    load_digits_pair,
+    load_german,
+    load_libsvm,
+    load_usps,
+)
 
 configured = pytest.mark.skipif(not os.environ.get("INDKERNEL_DATA"),
                                 reason="no data directory configured: set INDKERNEL_DATA to the shared data folder")

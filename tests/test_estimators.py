@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+from problems import random_indefinite
 from sklearn.metrics.pairwise import rbf_kernel, sigmoid_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC, SVR, OneClassSVM
@@ -13,7 +14,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from indkernel import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC, SVMProblem
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
-from problems import random_indefinite
 
 #: Checks that cannot apply, each with its reason (the rest of check_estimator must pass).
 EXPECTED_FAILURES = {

@@ -5,12 +5,12 @@ Parametrized over the solvers that can solve here; MOSEK skips without a license
 
 import numpy as np
 import pytest
+from problems import digits_simpson, random_indefinite, random_psd
 from sklearn.svm import SVC, SVR, OneClassSVM
 
 import formulations as F
 from indkernel import SVMProblem
 from indkernel.polish import libsvm_quietly  # libsvm cycles on singular kernels: cap and go on
-from problems import digits_simpson, random_indefinite, random_psd
 
 #: Relative tolerances per solver, from measurements with formulations.ACCURATE settings:
 #: "value" for optimal values, "minmax" for the matrix_frac form of the min-max primal (SCS ends
@@ -41,7 +41,7 @@ def rel(a, b):
 
 
 SVM_CASES = [("random", random_indefinite, n, seed, rho)
-             for (n, seed), rho in zip([(8, 0), (12, 1), (16, 2), (20, 3), (30, 4)], [0.1, 1.0, 10.0, 1.0, 0.5])]
+             for (n, seed), rho in zip([(8, 0), (12, 1), (16, 2), (20, 3), (30, 4)], [0.1, 1.0, 10.0, 1.0, 0.5], strict=True)]
 SVM_CASES.append(("digits", digits_simpson, 24, 5, 1.0))
 
 

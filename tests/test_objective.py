@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from problems import HAND_SOLVED, TIGHT_CLARABEL, digits_simpson, random_indefinite, random_psd
 from sklearn.svm import SVC
 
 import formulations
 from indkernel import SVMProblem
-from problems import HAND_SOLVED, TIGHT_CLARABEL, digits_simpson, random_indefinite, random_psd
 
 CASES = [("random", random_indefinite, n, seed) for n, seed in [(5, 0), (12, 1), (30, 2)]] + [
     ("digits", digits_simpson, 40, 3), ("psd", random_psd, 15, 4)]
@@ -110,6 +110,6 @@ def test_large_rho_tends_to_the_svm_on_the_clipped_kernel():
         shift = rho * np.sum(np.minimum(lam, 0) ** 2)
         errors.append(max(abs(cert.lower - shift - omega), abs(cert.upper - shift - omega)))
         kernel_errors.append(np.abs(p.proxy_kernel(alpha) - K_plus).max())
-    assert all(b < a / 5 for a, b in zip(errors, errors[1:])), errors
+    assert all(b < a / 5 for a, b in zip(errors, errors[1:], strict=False)), errors
     assert errors[-1] < 1e-3 * omega
-    assert all(b < a / 5 for a, b in zip(kernel_errors, kernel_errors[1:])), kernel_errors
+    assert all(b < a / 5 for a, b in zip(kernel_errors, kernel_errors[1:], strict=False)), kernel_errors

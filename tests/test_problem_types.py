@@ -6,13 +6,12 @@ eigendecomposition, finite differences, brute-force intercepts, and every solver
 
 import numpy as np
 import pytest
+from problems import TIGHT_CLARABEL, random_indefinite, random_psd
 
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
-from indkernel.intercept import (best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss,
-                                 one_class_loss)
+from indkernel.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
 from indkernel.polish import libsvm_dual_coef
-from problems import TIGHT_CLARABEL, random_indefinite, random_psd
 
 
 def svr(n, seed, rho=1.0, oracle="rank-one"):

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from problems import FACTORIES, HAND_SOLVED
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, solve
-from problems import FACTORIES, HAND_SOLVED
 
 
 def test_hand_solved_case(oracle):

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from problems import random_indefinite
 
 from indkernel import SVMProblem
 from indkernel.projection import project_box_hyperplane
-from problems import random_indefinite
 
 
 def qp_projection(x, a, b, lo, hi):

@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
+from problems import digits_simpson, random_indefinite
 
-from indkernel import SVMProblem
-from indkernel import rank_one
+from indkernel import SVMProblem, rank_one
 from indkernel.proxy import EighProxy, RankOneProxy
 from indkernel.rank_one import SecularEquationError, rank_one_eigen
-from problems import digits_simpson, random_indefinite
 
 
 def spectrum_case(kind: str, n: int, seed: int):

@@ -4,10 +4,10 @@ import time
 
 import numpy as np
 import pytest
+from problems import FACTORIES, reference_optimum
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, compare, plot_comparison, solve
-from problems import FACTORIES, reference_optimum
 
 #: How close each method's best objective must come to the SDP optimum, relative (the paper's
 #: projected gradient with its t/(k+1) steps is slow near the optimum: it gets a looser target).

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from problems import random_indefinite
 
 from indkernel import SVMProblem
-from problems import random_indefinite
 
 K0, Y = random_indefinite(6, 0)
 
