@@ -114,7 +114,6 @@ class _IndefiniteKernelMachine(BaseEstimator):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None)
             coefficients[k, task.rows] = problem.dual_coef(result.alpha)
             intercepts[k] = self._intercept(problem.certify(result.alpha).intercept)
-            problem._cached_alpha = problem._cached_point = None  # keep no oracle state alive (memory)
             results.append(result)
         self.support_ = np.flatnonzero(np.any(coefficients != 0, axis=0))
         self.dual_coef_ = coefficients[:, self.support_]
@@ -299,9 +298,8 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         if len(tasks) > 1 and isinstance(class_weight, dict):  # per sample: the binary labels are not the classes
             C, class_weight = self.C * sample_class_weights(class_weight, index, self.classes_), None
         shared = self._shared_oracle(K0) if len(tasks) > 1 and self.decision_function_shape == "ovr" else None
-        problems = [self._problem(K0[np.ix_(task.rows, task.rows)] if shared is None and len(tasks) > 1 else K0,
-                                  task.labels, C if np.ndim(C) == 0 else C[task.rows], class_weight, shared)
-                    for task in tasks]
+        problems = [self._problem(K0 if task.rows.size == len(y) else K0[np.ix_(task.rows, task.rows)], task.labels,
+                                  C if np.ndim(C) == 0 else C[task.rows], class_weight, shared) for task in tasks]
         self._solve(problems, tasks)
         return self
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.svm import OneClassSVM
 
 import formulations
 
 from ._validation import check_kernel, check_nu, check_positive_scalar
 from .intercept import active_terms, best_one_class_offset
-from .problem import IndefiniteProblem
+from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
 from .proxy import Oracle
 
 
@@ -54,6 +55,12 @@ class OneClassProblem(IndefiniteProblem):
     def _loss_magnitude(self, decision, offset):
         weights = np.full(self.n, self.bound)
         return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
+
+    def _libsvm_beta(self, K):
+        model = libsvm_quietly(OneClassSVM(nu=self.nu, kernel="precomputed", tol=LIBSVM_TOL, max_iter=LIBSVM_MAX_ITER), K)
+        beta = np.zeros(self.n)
+        beta[model.support_] = model.dual_coef_[0] / (self.nu * self.n)  # libsvm scales eᵀα to νn
+        return beta
 
     def maxmin_model(self):
         return formulations.one_class_maxmin_sdp(self.K0, self.nu, self.rho)

@@ -10,6 +10,7 @@ projection and certificate below serve all of them unchanged.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -20,6 +21,9 @@ from .certificate import Certificate
 from .projection import project_box_hyperplane
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
 
+#: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`
+#: (at tighter tolerances it sometimes cycles; any iterate gives a valid bound).
+LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 100_000
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
 #: The certificate's Newton refinement: at most this many conjugate-gradient steps per round (one
@@ -117,6 +121,10 @@ class IndefiniteProblem(ABC):
     @abstractmethod
     def _primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
         """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
+
+    @abstractmethod
+    def _libsvm_beta(self, K: np.ndarray) -> np.ndarray:
+        """β (as :meth:`dual_coef`) of libsvm's machine on the PSD kernel K."""
 
     @abstractmethod
     def maxmin_model(self):
@@ -323,6 +331,12 @@ class IndefiniteProblem(ABC):
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))
 
+    def libsvm_dual_coef(self, alpha) -> np.ndarray:
+        """β of libsvm's machine on ``K*(α)`` (as :meth:`dual_coef`); forms K*, O(n³). The
+        independent cross-check of the certificate's refinement, and the last bound of a run
+        that did not converge (:meth:`indkernel.tracking.Run.result`)."""
+        return self._libsvm_beta(self.proxy_kernel(alpha))
+
     def upper_bound(self, alpha, beta) -> float:
         """The certified upper bound on ``p*`` from any primal point β (the coefficients of a
         decision function ``K*(α)β + b``, as :meth:`dual_coef`) at any α:
@@ -428,3 +442,12 @@ class IndefiniteProblem(ABC):
         weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
         raise NotImplementedError
 
+
+def libsvm_quietly(estimator, *args, **kwargs):
+    """Fit a scikit-learn libsvm estimator; its iteration cap may stop it early, which is fine
+    here because any primal point gives a valid bound."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(*args, **kwargs)

@@ -4,6 +4,7 @@ two variants: PerturbSVM for Mercer kernels and componentwise penalties."""
 from __future__ import annotations
 
 import numpy as np
+from sklearn.svm import SVC
 
 import formulations
 
@@ -17,7 +18,7 @@ from ._validation import (
     safe_norm,
 )
 from .intercept import active_terms, best_hinge_intercept
-from .problem import IndefiniteProblem
+from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
 from .proxy import MercerProxy, Oracle, psd_part
 
 
@@ -91,6 +92,13 @@ class SVMProblem(IndefiniteProblem):
     def _loss_magnitude(self, decision, offset):
         margin = 1.0 - self.y * (decision + offset)
         return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
+
+    def _libsvm_beta(self, K):
+        svc = libsvm_quietly(SVC(C=1.0, kernel="precomputed", tol=LIBSVM_TOL, max_iter=LIBSVM_MAX_ITER),
+                             K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
+        beta = np.zeros(self.n)
+        beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes[1] = +1
+        return beta
 
     def maxmin_model(self):
         return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)

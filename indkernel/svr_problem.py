@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.svm import SVR
 
 import formulations
 
 from ._validation import check_kernel, check_nonnegative_scalar, check_positive_scalar, check_vector, per_sample_penalty
 from .intercept import active_terms, best_svr_intercept
-from .problem import IndefiniteProblem
+from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
 from .proxy import Oracle
 
 
@@ -71,6 +72,13 @@ class SVRProblem(IndefiniteProblem):
         magnitude = np.abs(self._target) + np.abs(decision) + abs(offset) + self.epsilon
         margin = np.abs(self._target - decision - offset) - self.epsilon
         return float(self.C @ active_terms(margin, magnitude)), self.C
+
+    def _libsvm_beta(self, K):
+        svr = libsvm_quietly(SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=LIBSVM_TOL,
+                                 max_iter=LIBSVM_MAX_ITER), K, self._target, sample_weight=self.C)
+        beta = np.zeros(self.n)
+        beta[svr.support_] = svr.dual_coef_[0]
+        return beta
 
     def from_model(self, alpha):
         return self.project(np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)]))

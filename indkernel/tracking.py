@@ -16,7 +16,6 @@ from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 from ._validation import check_positive_scalar
-from .polish import libsvm_dual_coef
 from .problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
@@ -190,10 +189,10 @@ class Run:
 
     def result(self) -> SolveResult:
         """The result. A run that did not converge gets one last upper bound from libsvm's machine
-        on ``K*`` at its best α (:mod:`indkernel.polish`, O(n³) once), and warns if still short."""
+        on ``K*`` at its best α (:meth:`IndefiniteProblem.libsvm_dual_coef`, O(n³) once), and warns if still short."""
         if self.refine and self.alpha is not None and self.status not in ("optimal", "numerical_error"):
             try:
-                upper = self.problem.upper_bound(self.alpha, libsvm_dual_coef(self.problem, self.alpha))
+                upper = self.problem.upper_bound(self.alpha, self.problem.libsvm_dual_coef(self.alpha))
             except ValueError:  # libsvm refuses (non-finite dual coefficients): keep the bounds
                 upper = np.inf
             if np.isfinite(upper) and upper < self.upper:

@@ -9,7 +9,6 @@ from problems import FACTORIES, HAND_SOLVED, reference_optimum
 
 from indkernel import SVMProblem, solve
 from indkernel.intercept import best_hinge_intercept, hinge_loss
-from indkernel.polish import libsvm_dual_coef
 
 OPTIMA = [("random", n, seed, rho) for n, seed in [(6, 0), (10, 1), (15, 2)] for rho in (0.1, 1.0, 10.0)] + [
     ("digits", 20, 3, 1.0), ("psd", 12, 4, 1.0)]
@@ -105,13 +104,13 @@ def test_refinement_against_libsvm(kind, n, seed, rho):
     near = solve(p, "apg", tol=1e-8, max_iter=20_000).alpha
     far = p.project(np.random.default_rng(seed).uniform(0, 2, n))
     for alpha in (near, far):
-        libsvm = p.upper_bound(alpha, libsvm_dual_coef(p, alpha))
+        libsvm = p.upper_bound(alpha, p.libsvm_dual_coef(alpha))
         refined, free = p.certify(alpha), p.certify(alpha, refine=False)
         assert libsvm >= p_star - 1e-8 * abs(p_star) and refined.upper >= p_star - 1e-8 * abs(p_star)
         assert refined.upper <= free.upper
     assert refined.source in ("free", "newton")
     near_refined = p.certify(near)
-    assert near_refined.upper <= p.upper_bound(near, libsvm_dual_coef(p, near)) + 1e-9 * near_refined.scale
+    assert near_refined.upper <= p.upper_bound(near, p.libsvm_dual_coef(near)) + 1e-9 * near_refined.scale
 
 
 def test_upper_bound_holds_for_any_beta_and_refuses_a_wrong_length(random_problem):

@@ -30,7 +30,8 @@ EXPECTED_FAILURES = {
         "check_classifiers_train": "three blobs, sigmoid kernel, rho = 1: the one-vs-rest problems fit K* exactly "
                                    "(training accuracy 1.0 with K*), but the inductive rule classifies with the raw "
                                    "indefinite K0 rows, 0.31 (libsvm's one-vs-rest on this K0: 0.64; our one-vs-one "
-                                   "0.90); test_multiclass checks the strategies where they must agree with libsvm",
+                                   "0.90), measured by test_multiclass.py::test_one_vs_rest_on_raw_sigmoid_rows_is_what_the_"
+                                   "estimator_check_meets",
     },
     ("PerturbSVC", "precomputed"): {
         "check_estimators_dtypes": "truncates a Gram matrix to integers, which makes it indefinite; PerturbSVM "

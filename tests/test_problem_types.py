@@ -11,7 +11,6 @@ from problems import TIGHT_CLARABEL, random_indefinite, random_psd
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
 from indkernel.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
-from indkernel.polish import libsvm_dual_coef
 
 
 def svr(n, seed, rho=1.0, oracle="rank-one"):
@@ -145,7 +144,7 @@ def test_newton_refinement_against_libsvm_and_the_optimum(kind):
     result = solve(problem, "apg", tol=1e-8, max_iter=20_000)
     certificate = problem.certify(result.alpha)
     assert certificate.gap <= 1e-8 * certificate.scale
-    libsvm = problem.upper_bound(result.alpha, libsvm_dual_coef(problem, result.alpha))
+    libsvm = problem.upper_bound(result.alpha, problem.libsvm_dual_coef(result.alpha))
     assert libsvm >= p_star - 1e-7 * abs(p_star)
     assert certificate.upper <= libsvm + 1e-8 * certificate.scale
     assert certificate.lower - 1e-7 * abs(p_star) <= p_star <= certificate.upper + 1e-7 * abs(p_star)
