@@ -38,7 +38,10 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
     """A finite, square, symmetric float64 copy of the similarity matrix ``K0``.
 
     Asymmetry beyond ``SYMMETRY_TOL`` (relative to the largest entry) is an error unless
-    ``symmetrize=True``; the returned matrix is always ``(K0 + K0.T) / 2``.
+    ``symmetrize=True``; the returned matrix is always ``(K0 + K0.T) / 2``. A read-only, exactly
+    symmetric float64 ``K0`` (a matrix this function returned and a problem froze, which the
+    one-vs-rest problems of an estimator share) is returned as it is, not copied. At most two
+    n×n arrays beside K0 are alive at once.
     """
     K = as_float_array(K0, name)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -46,15 +49,22 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
     if K.shape[0] < 2:
         raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {K.shape}")
     check_finite(K, name)
-    asymmetry = np.max(np.abs(K - K.T))
-    if asymmetry > SYMMETRY_TOL * np.max(np.abs(K)):  # relative at every scale
+    difference = K - K.T
+    asymmetry = float(np.max(np.abs(difference, out=difference)))
+    del difference
+    largest = max(float(K.max()), -float(K.min()))
+    if asymmetry > SYMMETRY_TOL * largest:  # relative at every scale
         if not symmetrize:
             raise ValueError(
                 f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
-                f"{np.max(np.abs(K)):.3g}); symmetrize it first, ({name} + {name}.T) / 2 (the problem "
+                f"{largest:.3g}); symmetrize it first, ({name} + {name}.T) / 2 (the problem "
                 "classes also take symmetrize=True)"
             )
-    return (K + K.T) / 2  # exactly symmetric, whatever round-off the caller's matrix had
+    if asymmetry == 0.0 and not K.flags.writeable:
+        return K
+    symmetric = K + K.T
+    symmetric *= 0.5  # exactly symmetric, whatever round-off the caller's matrix had
+    return symmetric
 
 
 #: Largest ``n·max|K0|`` (so squared eigenvalues stay finite) and largest term of the objective

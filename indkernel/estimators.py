@@ -36,7 +36,6 @@ from functools import cached_property
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -44,10 +43,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from . import multiclass
-from ._validation import check_memory, check_two_samples, sample_class_weights
+from . import multiclass, progress
+from ._validation import check_kernel, check_memory, check_two_samples, sample_class_weights
 from .one_class_problem import OneClassProblem
-from .proxy import MercerProxy, make_oracle, psd_part
+from .proxy import EighProxy, MercerProxy, RankOneProxy, make_oracle, psd_part
 from .solve import METHODS, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
@@ -109,6 +108,12 @@ class _IndefiniteKernelMachine(BaseEstimator):
         n = self.shape_fit_[0]
         tasks = tasks or [multiclass.BinaryTask(np.arange(n), np.empty(0), type(self).__name__)]
         coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
+        oracles = {id(problem.oracle): problem.oracle for problem in problems}.values()
+        for oracle in oracles:
+            if isinstance(oracle, EighProxy):  # its one O(n³) step, shown (and cached) before the iterations
+                with progress.step(f"eigendecomposition of K0 ({len(oracle.K0)}×{len(oracle.K0)})", self.verbose,
+                                   leave=len(oracles) == 1):
+                    oracle.spectrum  # noqa: B018
         for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
                                                  disable=not self.verbose or len(problems) == 1)):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None)
@@ -183,26 +188,35 @@ class _IndefiniteKernelMachine(BaseEstimator):
             among = self._similarity(X, X, "kernel(X_test, X_test)") if self.test_kernel == "transductive" else None
         if self.test_kernel == "inductive":
             return cross[:, self.support_] @ self.dual_coef_.T + self.intercept_
-        columns = []
+        columns, oracle = [], None
         for problem, result, rows, intercept in zip(self._fitted_problems, self._results, self._task_rows,
                                                     self.intercept_, strict=True):
+            if oracle is None or rows.size < n:  # the problems on all training rows share one decomposition
+                oracle = RankOneProxy(full_matrix(problem.K0, cross[:, rows], among))
+                size = len(oracle.K0)
+                with progress.step(f"eigendecomposition of the train + test similarities ({size}×{size})",
+                                   self.verbose, leave=rows.size == n):
+                    oracle.spectrum  # noqa: B018
             beta = problem.dual_coef(result.alpha)
-            columns.append(transductive_block(problem, beta, cross[:, rows], among) @ beta + intercept)
+            columns.append(transductive_decision(oracle, beta, problem.rho) + intercept)
         return np.column_stack(columns)
 
     def _raw_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]
 
 
-def transductive_block(problem, beta: np.ndarray, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
-    """``ss:interpretation``: ``[[K0 + ββᵀ/(4ρ), crossᵀ], [cross, among]]_+``, its test×train block."""
-    n = problem.n
-    update = problem.K0 + np.outer(beta, beta) / (4 * problem.rho)
-    full = np.block([[update, cross.T], [cross, (among + among.T) / 2]])
-    values, vectors = scipy.linalg.eigh(full)
-    keep = values > 0
-    test_rows = vectors[n:, keep] * values[keep]
-    return test_rows @ vectors[:n, keep].T
+def full_matrix(K0: np.ndarray, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """The (train + test) similarity matrix ``[[K0, crossᵀ], [cross, among]]`` (``among`` symmetrized)."""
+    return np.block([[K0, cross.T], [cross, (among + among.T) / 2]])
+
+
+def transductive_decision(oracle: RankOneProxy, beta: np.ndarray, rho: float) -> np.ndarray:
+    """``ss:interpretation``: the test×train block of ``[[K0 + ββᵀ/(4ρ), crossᵀ], [cross, among]]_+``
+    times β. That matrix is the full one, F (the ``oracle``'s), plus ``σuuᵀ`` with ``u = [β; 0]``, so
+    the product is ``(K*u)`` of the rank-one update of F's eigendecomposition, test rows: O((n+m)²)
+    once F is decomposed, and problems on the same training rows share that decomposition."""
+    u = np.concatenate([beta, np.zeros(len(oracle.K0) - len(beta))])
+    return oracle(u, rho).Ku[len(beta):]
 
 
 class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
@@ -297,7 +311,11 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         C, class_weight = self.C, self.class_weight
         if len(tasks) > 1 and isinstance(class_weight, dict):  # per sample: the binary labels are not the classes
             C, class_weight = self.C * sample_class_weights(class_weight, index, self.classes_), None
-        shared = self._shared_oracle(K0) if len(tasks) > 1 and self.decision_function_shape == "ovr" else None
+        shared = None
+        if len(tasks) > 1 and self.decision_function_shape == "ovr":  # one K0 and one oracle for every problem
+            K0 = check_kernel(K0)
+            K0.setflags(write=False)
+            shared = self._shared_oracle(K0)
         problems = [self._problem(K0 if task.rows.size == len(y) else K0[np.ix_(task.rows, task.rows)], task.labels,
                                   C if np.ndim(C) == 0 else C[task.rows], class_weight, shared) for task in tasks]
         self._solve(problems, tasks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.ndimage
+from tqdm.auto import tqdm
 
 from ._validation import as_float_array, check_finite, check_nonnegative_scalar, check_positive_scalar
 
@@ -100,7 +101,8 @@ def _squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.maximum(squared, 0.0)
 
 
-def tangent_distance(X, Y=None, *, gamma: float = 0.05, image_shape=None, smoothing: float = 0.9) -> np.ndarray:
+def tangent_distance(X, Y=None, *, gamma: float = 0.05, image_shape=None, smoothing: float = 0.9,
+                     verbose: bool = False) -> np.ndarray:
     """Tangent distance similarity ``exp(-γ d²)`` with d the mean of the two one-sided tangent
     distances (Simard et al. 1998; symmetrized by the square of the mean, Haasdonk & Keysers 2002),
     as in the paper's "TD1" kernel; nearly PSD but indefinite.
@@ -114,20 +116,25 @@ def tangent_distance(X, Y=None, *, gamma: float = 0.05, image_shape=None, smooth
     image_shape : (height, width), optional; square images by default.
     smoothing : float, default 0.9
         Standard deviation (pixels) of the Gaussian blur before the image derivatives.
+    verbose : bool, default False
+        A progress bar over blocks of rows (the full USPS takes about half a minute).
 
     See :func:`tangent_distances` for d² itself (to try several γ without recomputing it).
     """
     gamma = check_positive_scalar(gamma, "gamma", "the width parameter of exp(-gamma d^2)")
-    return np.exp(-gamma * tangent_distances(X, Y, image_shape=image_shape, smoothing=smoothing))
+    distances = tangent_distances(X, Y, image_shape=image_shape, smoothing=smoothing, verbose=verbose)
+    distances *= -gamma
+    return np.exp(distances, out=distances)
 
 
-def tangent_distances(X, Y=None, *, image_shape=None, smoothing: float = 0.9) -> np.ndarray:
+def tangent_distances(X, Y=None, *, image_shape=None, smoothing: float = 0.9, verbose: bool = False) -> np.ndarray:
     """Squared mean tangent distance ``d(x, y)² = ((d₁(x, y) + d₁(y, x)) / 2)²``, an (n, m) array.
 
     The one-sided distance ``d₁(x, y) = min_a ‖x + T_x a - y‖`` uses the seven tangents of x
     (:func:`image_tangents`); with ``Q_x`` an orthonormal basis of their span,
-    ``d₁(x, y)² = ‖x - y‖² - ‖Q_xᵀ(x - y)‖²``. All pairs come from two matrix products per block
-    of rows, ``Q_Xᵀ Yᵀ`` and ``Q_Yᵀ Xᵀ``.
+    ``d₁(x, y)² = ‖x - y‖² - ‖Q_xᵀ(x - y)‖²``. Each block of :data:`TANGENT_BLOCK` rows of X comes
+    from two matrix products, ``Q_Xᵀ Yᵀ`` and ``Q_Yᵀ Xᵀ``, so the only (n, m) array is the result
+    (``verbose``: a progress bar over the blocks).
     """
     A, B = _pair(X, Y)
     shape = _image_shape(A.shape[1], image_shape)
@@ -135,24 +142,32 @@ def tangent_distances(X, Y=None, *, image_shape=None, smoothing: float = 0.9) ->
     if smoothing > max(shape):
         raise ValueError(f"smoothing must be at most the image size ({max(shape)} pixels; a wider blur leaves a "
                          f"constant image and would need a filter of {smoothing:.3g} pixels); got {smoothing!r}")
-    QA = _tangent_basis(image_tangents(A, shape, smoothing))
-    QB = QA if Y is None else _tangent_basis(image_tangents(B, shape, smoothing))
-    squared = _squared_distances(A, B)
-    forward = np.sqrt(np.maximum(squared - _projected(QA, A, B), 0.0))
-    backward = np.sqrt(np.maximum(squared.T - _projected(QB, B, A), 0.0)).T
-    return ((forward + backward) / 2.0) ** 2
-
-
-def _projected(Q: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``‖Q_aᵀ(a - b)‖²`` for every row a of A (with its basis Q_a) and row b of B, (n, m)."""
+    basis_A = _TangentBasis(A, shape, smoothing)
+    basis_B = basis_A if Y is None else _TangentBasis(B, shape, smoothing)
     out = np.empty((A.shape[0], B.shape[0]))
-    for start in range(0, A.shape[0], TANGENT_BLOCK):
+    for start in tqdm(range(0, A.shape[0], TANGENT_BLOCK), desc="tangent distances", disable=not verbose):
         rows = slice(start, start + TANGENT_BLOCK)
-        Qa = Q[rows]  # (r, p, k)
-        own = np.einsum("rpk,rp->rk", Qa, A[rows])  # Q_aᵀ a
-        cross = (Qa.transpose(0, 2, 1).reshape(-1, A.shape[1]) @ B.T).reshape(Qa.shape[0], Qa.shape[2], -1)
-        out[rows] = np.sum((own[:, :, None] - cross) ** 2, axis=1)
+        squared = _squared_distances(A[rows], B)
+        forward = np.sqrt(np.maximum(squared - basis_A.projected(rows, B), 0.0))
+        backward = np.sqrt(np.maximum(squared - basis_B.projected(slice(None), A[rows]).T, 0.0))
+        out[rows] = ((forward + backward) / 2.0) ** 2
     return out
+
+
+class _TangentBasis:
+    """The orthonormal tangent bases ``Q_a`` of the rows a of A, laid out for products with other images."""
+
+    def __init__(self, A: np.ndarray, shape: tuple[int, int], smoothing: float):
+        Q = _tangent_basis(image_tangents(A, shape, smoothing))  # (n, p, k)
+        self.columns = np.ascontiguousarray(Q.transpose(0, 2, 1))  # (n, k, p): the columns of each Q_a
+        self.own = np.einsum("npk,np->nk", Q, A)  # Q_aᵀ a
+
+    def projected(self, rows: slice, B: np.ndarray) -> np.ndarray:
+        """``‖Q_aᵀ(a - b)‖²`` for the rows a of A in ``rows`` and every row b of B."""
+        columns, own = self.columns[rows], self.own[rows]
+        cross = (columns.reshape(-1, B.shape[1]) @ B.T).reshape(*own.shape, B.shape[0])  # Q_aᵀ b
+        cross -= own[:, :, None]
+        return np.einsum("rkm,rkm->rm", cross, cross)
 
 
 def _image_shape(p: int, image_shape) -> tuple[int, int]:

@@ -71,6 +71,59 @@ def test_one_vs_rest_problems_share_one_eigendecomposition(four_digits, monkeypa
     assert abs(binary.lower_bound_ - model.lower_bound_[2]) <= 1e-5 * abs(binary.lower_bound_)
 
 
+def test_one_vs_rest_problems_share_one_frozen_copy_of_K0(four_digits):
+    """k one-vs-rest problems hold one validated K0 between them (not k copies); the caller's
+    matrix is neither shared nor frozen."""
+    X, y, _, _ = four_digits
+    K = simpson(X)
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-3).fit(K, y)
+    shared = model._fitted_problems[0].K0
+    assert all(problem.K0 is shared for problem in model._fitted_problems)
+    assert model._fitted_problems[0].oracle.K0 is shared and not shared.flags.writeable
+    assert not np.shares_memory(shared, K) and K.flags.writeable
+    np.testing.assert_array_equal(shared, (K + K.T) / 2)
+
+
+def _clipped_test_block(full: np.ndarray, beta: np.ndarray, rows: np.ndarray, rho: float) -> np.ndarray:
+    """The paper's transductive heuristic written out densely: the training block of the full
+    matrix on ``rows`` updated by ββᵀ/(4ρ), the whole clipped, its test×train block times β."""
+    n = len(full) - 80
+    keep = np.concatenate([rows, np.arange(n, len(full))])
+    updated = full[np.ix_(keep, keep)].copy()
+    updated[:len(rows), :len(rows)] += np.outer(beta, beta) / (4 * rho)
+    values, vectors = np.linalg.eigh(updated)
+    return ((vectors * np.maximum(values, 0)) @ vectors.T)[len(rows):, :len(rows)] @ beta
+
+
+@pytest.mark.parametrize("shape", ["ovr", "ovo"])
+def test_transductive_decisions_are_the_dense_heuristic(shape, four_digits, monkeypatch):
+    """Each problem's transductive decision is the rank-one update of the full matrix's one
+    eigendecomposition: one-vs-rest problems share it (one eigh for four), one-vs-one pairs each
+    decompose their own rows; against the dense heuristic per problem."""
+    X, y, X_test, _ = four_digits
+    full = simpson(np.vstack([X, X_test]))
+    n = len(y)
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, test_kernel="transductive",
+                          decision_function_shape=shape).fit(full[:n, :n], y)
+    sizes = []
+    original = scipy.linalg.eigh
+    monkeypatch.setattr(scipy.linalg, "eigh", lambda A, *args, **kwargs: sizes.append(len(A)) or
+                        original(A, *args, **kwargs))
+    decisions = model.decision_function(full[n:])
+    monkeypatch.undo()
+    columns = []
+    for problem, result, rows, b in zip(model._fitted_problems, model.result_, model._task_rows, model.intercept_,
+                                        strict=True):
+        columns.append(_clipped_test_block(full, problem.dual_coef(result.alpha), rows, 1.0) + b)
+    expected = np.column_stack(columns)
+    if shape == "ovr":
+        assert sizes == [n + 80]
+    else:
+        assert sizes == [len(rows) + 80 for rows in model._task_rows]
+        expected = -expected  # SVC's one-vs-one columns are positive for the pair's first class
+    np.testing.assert_allclose(decisions, expected, atol=1e-8 * np.abs(expected).max())
+
+
 def test_one_vs_one_solves_each_pair_on_its_rows(four_digits):
     X, y, X_test, y_test = four_digits
     model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo").fit(simpson(X), y)
