@@ -188,19 +188,25 @@ def _check_pair(pair) -> None:
         raise ValueError(f"the two digits must differ; got {pair[0]} twice")
 
 
-def load_usps(pair=(3, 5), data_dir=None, *, download: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def load_usps(pair=(3, 5), data_dir=None, *, split: str | None = None,
+              download: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """USPS handwritten digits (Hull 1994), all 9298 images (7291 train + 2007 test): ``(X, y)``.
     The file is checked against the published arrays before it is used.
 
     ``pair=(3, 5)`` keeps those two digits (1540 images; (4, 6): 1686), ``pair=None`` all ten.
-    ``X`` is (n, 256), 16×16 images with intensities in [0, 1]; ``y`` the digits.
+    ``split="train"`` or ``"test"`` keeps the standard training (7291) or test (2007) images only
+    (the ten-class benchmark's split); None, both. ``X`` is (n, 256), 16×16 images with
+    intensities in [0, 1]; ``y`` the digits.
     """
     if not (pair is None or isinstance(pair, (tuple, list, np.ndarray))):
         raise TypeError(f"pair must be two digits such as (3, 5), or None for all ten; got {pair!r}")
     if pair is not None:
         _check_pair(pair)
+    if split not in (None, "train", "test"):
+        raise ValueError(f"split must be 'train' (7291 images), 'test' (2007) or None (all 9298); got {split!r}")
     with np.load(fetch("usps.npz", data_dir, download=download)) as data:
-        X, y = data["X"], data["y"]
+        keep = np.ones(len(data["y"]), bool) if split is None else data["split"] == split
+        X, y = data["X"][keep], data["y"][keep]
     if pair is None:
         return X, y
     keep = np.isin(y, pair)

@@ -46,6 +46,21 @@ def test_usps_pairs_over_all_9298_images(pair, counts):
 
 
 @configured
+def test_usps_standard_split():
+    """The ten-class benchmark's 7291/2007 split, with the published label counts of each part."""
+    X_train, y_train = load_usps(None, split="train")
+    X_test, y_test = load_usps(None, split="test")
+    assert X_train.shape == (7291, 256) and X_test.shape == (2007, 256)
+    assert np.bincount(y_train).tolist() == [1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644]
+    assert np.bincount(y_test).tolist() == [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
+    X_all, _ = load_usps(None)
+    np.testing.assert_array_equal(np.vstack([X_train, X_test]), X_all)
+    assert load_usps((3, 5), split="test")[0].shape == (166 + 160, 256)
+    with pytest.raises(ValueError, match="split must be 'train'"):
+        load_usps(None, split="validation")
+
+
+@configured
 def test_a_tampered_usps_is_refused(tmp_path):
     """The converted usps.npz is checked by its content: every pixel set to 0.123 is caught."""
     with np.load(datasets.data_directory() / "usps.npz") as data:

@@ -1,0 +1,56 @@
+"""The ten-class USPS experiment (quick version, as CI runs it) and the measurement it relies on."""
+
+import os
+
+import numpy as np
+import pytest
+
+from indkernel import usps_multiclass
+from indkernel.cli import main
+from indkernel.measure import measure, resident_bytes
+
+configured = pytest.mark.skipif(not os.environ.get("INDKERNEL_DATA"),
+                                reason="no data directory configured: set INDKERNEL_DATA to the shared data folder")
+
+
+@pytest.mark.skipif(resident_bytes() is None, reason="no /proc/self/statm on this system")
+def test_peak_memory_sees_a_temporary_array():
+    """A 400 MB array that lives only inside the call shows in the sampled peak, and is gone after."""
+    before = resident_bytes()
+
+    def allocate():
+        block = np.ones(50_000_000)  # 400 MB, touched
+        return float(block[::4096].sum())
+
+    measured = measure(allocate)
+    assert measured.value == pytest.approx(50_000_000 / 4096, abs=1)
+    assert measured.peak_bytes - before > 0.9 * 400e6
+    assert resident_bytes() - before < 0.5 * 400e6
+    assert measured.seconds > 0
+
+
+@configured
+def test_quick_ten_class_run_through_the_command_line(tmp_path, capsys):
+    assert main(["tables", "--multiclass", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+    markdown = capsys.readouterr().out
+    table = usps_multiclass.pd.read_csv(tmp_path / "usps_multiclass.csv")
+    assert (tmp_path / "usps_multiclass.md").read_text().strip() == markdown.strip()
+    methods = {"Denoise", "Flip", "Shift", "SVM", "Indefinite SVM"}
+    for kind in ("TD", "SS"):
+        rows = table[table.similarity == kind]
+        assert methods <= set(rows.method) and set(rows.rule) == {"inductive", "transductive"}
+    assert table.test_error.between(0, 100).all()
+    fitted = table[table.method != "1-NN"]
+    assert (fitted.fit_s > 0).all() and (fitted.peak_GB > 0).all()
+    indefinite = table[table.method == "Indefinite SVM"]
+    assert indefinite.certified.all() and indefinite.parameters.str.contains("rho=").all()
+    nearest = table[table.method == "1-NN"].set_index("similarity").test_error
+    assert nearest["TD"] < nearest["Euclidean"]  # tangent distance knows the digits' invariances
+    td = table[(table.similarity == "TD") & (table.method == "Denoise")].test_error.item()
+    assert td < 12  # 8.5 on these 300/200 images when written; chance is 90
+    assert table.published.isna().all()  # the published errors are for the full split only
+
+
+def test_multiclass_tables_take_no_digits_flag(capsys):
+    assert main(["tables", "--multiclass", "--digits", "--quiet"]) == 2
+    assert "takes no --digits" in capsys.readouterr().err
