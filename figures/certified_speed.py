@@ -1,4 +1,7 @@
-"""What a certified solution costs against the baseline a user would pick (issue "Certified at the
+"""Certified speed: a certified solution against the baselines
+===========================================================
+
+What a certified solution costs against the baseline a user would pick (issue "Certified at the
 cost of one eigendecomposition"), in one process, medians of ``--repeats`` runs.
 
 USPS 3 vs 5, Simpson kernel, C = 10, ρ = 1, random subsets of n points (n > 1540: of all USPS,

@@ -1,4 +1,7 @@
-"""How big can the cvxpy models go? Times the min-max primal (matrix_frac) and the max-min SDP
+"""Formulation sizes: how far the cvxpy models go
+==============================================
+
+How big can the cvxpy models go? Times the min-max primal (matrix_frac) and the max-min SDP
 with Clarabel and SCS on digits 3-vs-5 Simpson subsets, n = 10, 20, 40, 80, 160 (C = 10, ρ = 1).
 
 Solvers run at their default settings. A series (form, solver) stops after a solve over 120 s;

@@ -1,4 +1,7 @@
-"""Seconds to compute each similarity's full matrix on USPS 3 vs 5 (all 1540 images), the
+"""Kernel times: the similarities on USPS
+======================================
+
+Seconds to compute each similarity's full matrix on USPS 3 vs 5 (all 1540 images), the
 train×train and test×train blocks of the paper's split, medians of 3 runs in one process.
 
     INDKERNEL_DATA=../shared/data python figures/kernel_times.py [--readme]

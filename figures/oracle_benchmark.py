@@ -1,4 +1,7 @@
-"""Time of one oracle call (objective, gradient and free certificate at a new α) with the rank-one
+"""Oracle benchmark: the rank-one update against eigh
+==================================================
+
+Time of one oracle call (objective, gradient and free certificate at a new α) with the rank-one
 update and with a dense ``eigh``, on USPS Simpson kernels (random subsets of all 9298 images)
 and on random indefinite kernels (symmetric Gaussian), one process, medians of several runs.
 

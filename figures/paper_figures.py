@@ -1,4 +1,7 @@
-"""The paper's two figures (:mod:`indkernel.reproduce` computes them; ``indkernel figures`` runs the same):
+"""The paper's two figures
+=======================
+
+The paper's two figures (:mod:`indkernel.reproduce` computes them; ``indkernel figures`` runs the same):
 
 - ``fig:convergence_figures``: certified gap against iteration for the paper's projected gradient
   and ACCPM and our accelerated gradient, mean over random subsets of USPS 3 vs 5 (Simpson kernel)

@@ -1,4 +1,7 @@
-"""Iterations and seconds to a certified relative gap of 1e-3 and 1e-6, every method, one process.
+"""Solver benchmark: every method to a certified gap
+=================================================
+
+Iterations and seconds to a certified relative gap of 1e-3 and 1e-6, every method, one process.
 
 Problems: the bundled digits 3-vs-5 Simpson problem (n = 365) and random USPS 3-vs-5 Simpson
 subsets of n = 100, 200, 400, 767; C = 10, ρ in {0.1, 1, 10}. Each run aims at 1e-6 and is

@@ -1,4 +1,7 @@
-"""Reproduce the paper's three tables: ``table:data_stats``, ``table:gen_performance`` and
+"""The paper's three tables
+========================
+
+Reproduce the paper's three tables: ``table:data_stats``, ``table:gen_performance`` and
 ``table:gen_performance_perturbSVM`` (:mod:`indkernel.experiments` holds the protocol, the data
 sets and the paper's numbers; ``indkernel tables`` runs the same).
 

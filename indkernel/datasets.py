@@ -88,6 +88,7 @@ def data_directory(data_dir=None) -> Path:
 
 
 def sha256(path: Path) -> str:
+    """The sha256 hex digest of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 

@@ -266,7 +266,8 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         (floats for two classes, else (n_problems,) arrays in the order of the problems).
     status_ : str (or array), ``"optimal"`` exactly when the certified gap met ``tol``; a problem
         that did not warns ``ConvergenceWarning`` naming its classes.
-    n_iter_ : int (or array); proxy_kernel_ : (n, n) array K* (a list, one per problem);
+    n_iter_ : int (or array), the iterations of each problem.
+    proxy_kernel_ : (n, n) array K* (a list, one per problem), formed on first access.
     result_ : :class:`indkernel.SolveResult` (a list, one per problem).
 
     Examples

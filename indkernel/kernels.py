@@ -117,9 +117,11 @@ def tangent_distance(X, Y=None, *, gamma: float = 0.05, image_shape=None, smooth
     smoothing : float, default 0.9
         Standard deviation (pixels) of the Gaussian blur before the image derivatives.
     verbose : bool, default False
-        A progress bar over blocks of rows (the full USPS takes about half a minute).
+        A progress bar over blocks of rows.
 
-    See :func:`tangent_distances` for d² itself (to try several γ without recomputing it).
+    See Also
+    --------
+    tangent_distances : d² itself (to try several γ without recomputing it).
     """
     gamma = check_positive_scalar(gamma, "gamma", "the width parameter of exp(-gamma d^2)")
     distances = tangent_distances(X, Y, image_shape=image_shape, smoothing=smoothing, verbose=verbose)

@@ -25,6 +25,8 @@ def resident_bytes() -> int | None:
 
 @dataclass
 class Measurement:
+    """What :func:`measure` saw: the call's value, its wall time and the peak resident memory."""
+
     value: Any  # what the call returned
     seconds: float
     peak_bytes: int | None  # largest resident memory of the whole process during the call (None: unknown)

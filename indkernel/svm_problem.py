@@ -154,9 +154,10 @@ class ComponentwiseSVMProblem(SVMProblem):
 
     Parameters
     ----------
-    K0, y, C, class_weight, symmetrize, oracle : as :class:`SVMProblem`.
+    K0, y, C : as :class:`SVMProblem`.
     h : (n,) array_like of positive numbers
         The penalty weight of each training point; ``(K_ij - K0_ij)²`` is weighed by ``h_ih_j``.
+    class_weight, symmetrize, oracle : as :class:`SVMProblem`.
     """
 
     def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False,

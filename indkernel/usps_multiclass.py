@@ -191,12 +191,12 @@ def write(out, *, quick: bool = False, data_dir=None, n_jobs: int | None = 2, ve
     table.to_csv(out / "usps_multiclass.csv", index=False)
     command = "indkernel tables --multiclass" + (" --quick" if quick else "")
     markdown = (f"Made by `{command}` in {minutes:.1f} minutes on this machine (n_jobs={n_jobs}); "
-                f"{data_sizes(table, quick)}.\n\n" + to_markdown(table))
+                f"{_data_sizes(quick)}.\n\n" + to_markdown(table))
     (out / "usps_multiclass.md").write_text(markdown + "\n")
     return dict(table=table, markdown=markdown)
 
 
-def data_sizes(table: pd.DataFrame, quick: bool) -> str:
+def _data_sizes(quick: bool) -> str:
     if quick:
         return f"quick: the first {QUICK['train']} training and {QUICK['test']} test images"
     return "7291 training and 2007 test images"
