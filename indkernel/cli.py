@@ -189,8 +189,9 @@ def _tables(args) -> int:
     if args.multiclass:
         if args.digits:
             raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits")
-        result = write(_output_folder(args.out, "--out"), quick=args.quick, data_dir=args.data_dir,
-                       n_jobs=args.n_jobs, verbose=not args.quiet)
+        result = write(_output_folder(args.out, "--out"), quick=args.quick, n_train=args.n_train,
+                       data_dir=args.data_dir, n_jobs=args.n_jobs, verbose=not args.quiet,
+                       similarities=tuple(args.similarities))
         print(result["markdown"])
         return 0
     result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs, data_dir=args.data_dir,
@@ -281,7 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--digits", action="store_true", help="the embedded digits instead of the paper's data")
     tables.add_argument("--multiclass", action="store_true",
                         help="instead: ten-class USPS on the standard 7291/2007 split, tangent distance and Simpson "
-                             "(about half an hour; --quick: 300/200 images)")
+                             "(about an hour; --quick: 300/200 images)")
+    tables.add_argument("--n-train", type=int, default=None,
+                        help="with --multiclass: a random subset of this many training images")
+    tables.add_argument("--similarities", nargs="+", choices=("TD", "SS"), default=["TD", "SS"],
+                        help="with --multiclass: tangent distance (TD) and/or Simpson (SS)")
     tables.add_argument("--n-jobs", type=int, default=2, help="parallel cross-validation fits (default 2)")
     tables.add_argument("--out", default="indkernel-tables", help="output folder (default ./indkernel-tables)")
     tables.set_defaults(run=_tables)

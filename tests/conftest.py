@@ -11,3 +11,18 @@ def rng():
 def oracle(request):
     """Both proxy-kernel oracles: the results must not depend on which one is used."""
     return request.param
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="also run the tests marked slow: the whole suite, as CI does (README Quick start)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without --slow, the tests marked slow are deselected: the contributor's fast loop."""
+    if config.getoption("--slow"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]

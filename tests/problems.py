@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pytest
 
 import formulations
 from indkernel.datasets import load_digits_pair
@@ -51,6 +52,12 @@ def digits_simpson(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 #: α* = (1, 1) and K* = (2σ - 1) vvᵀ = ½[[1, -1], [-1, 1]] with v = (1, -1)/√2.
 HAND_SOLVED = dict(K0=-np.eye(2), y=np.array([1.0, -1.0]), C=2.0, rho=0.25,
                    p_star=2.25, alpha_star=np.array([1.0, 1.0]), K_star=0.5 * np.array([[1.0, -1.0], [-1.0, 1.0]]))
+
+def slow_exchange(methods) -> list:
+    """The methods as parameters, the exchange method's marked slow (each of its runs is a series of
+    conic master solves: most of the suite's time; ``pytest --slow`` runs them)."""
+    return [pytest.param(m, marks=pytest.mark.slow) if m == "exchange" else m for m in methods]
+
 
 FACTORIES = {"random": random_indefinite, "psd": random_psd, "digits": digits_simpson}
 

@@ -207,6 +207,7 @@ def test_one_class_with_nu_one_is_the_single_feasible_point(method):
     assert result.lower <= p.objective(np.full(10, 0.1)) <= result.upper
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem", [
     lambda: SVMProblem(np.zeros((10, 10)), labels(10)),
     lambda: SVMProblem(random_kernel(20, 4), labels(20, 4)),

@@ -3,6 +3,8 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 FIGURES = Path(__file__).resolve().parent.parent / "figures"
 
 
@@ -39,6 +41,7 @@ def test_oracle_benchmark_quick():
     assert parts.evaluations_per_root.between(1, 4).all()
 
 
+@pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)
     assert {"pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
@@ -86,6 +89,7 @@ def test_tables_quick_on_the_papers_data(tmp_path):
     assert "(96.25)" in result["markdown"]
 
 
+@pytest.mark.slow
 def test_convergence_and_timing_quick(tmp_path):
     """fig:convergence_figures and fig:time_figures on the embedded digits: the CSV holds every run
     of every method (and nothing else), the PNG is drawn, and the certified gaps never increase within a run."""

@@ -106,6 +106,7 @@ def check(result, interval, factor: float) -> None:
 
 
 @pytest.mark.parametrize("problem_type", [SVMProblem, PerturbSVMProblem], ids=["svm", "perturb"])
+@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), C=orders(-6, 6), rho=orders(-6, 6), method=methods)
 def test_svm_and_perturb_svm(problem_type, n, seed, k, C, rho, method):
@@ -116,6 +117,7 @@ def test_svm_and_perturb_svm(problem_type, n, seed, k, C, rho, method):
     check(result, reference(problem_type(K, y, C=C, rho=rho)), 1.0 / s)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-60, 60), C=orders(-6, 6), h=orders(-3, 3), method=methods)
 def test_componentwise(n, seed, k, C, h, method):
@@ -126,6 +128,7 @@ def test_componentwise(n, seed, k, C, h, method):
     check(result, reference(ComponentwiseSVMProblem(K, y, C=C, h=weights)), 1.0 / s)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), b=orders(-3, 3), shift=st.floats(-1e8, 1e8),
        C=orders(-6, 6), rho=orders(-6, 6), epsilon=orders(-6, 6), method=methods)
@@ -141,6 +144,7 @@ def test_svr(n, seed, k, b, shift, C, rho, epsilon, method):
     check(result, reference(tame), spread**2 / s)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), nu=st.one_of(st.just(1.0), orders(-11, 0)),
        rho=orders(-6, 6), method=methods)

@@ -29,6 +29,7 @@ def test_peak_memory_sees_a_temporary_array():
     assert measured.seconds > 0
 
 
+@pytest.mark.slow
 @configured
 def test_quick_ten_class_run_through_the_command_line(tmp_path, capsys):
     assert main(["tables", "--multiclass", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
@@ -54,3 +55,8 @@ def test_quick_ten_class_run_through_the_command_line(tmp_path, capsys):
 def test_multiclass_tables_take_no_digits_flag(capsys):
     assert main(["tables", "--multiclass", "--digits", "--quiet"]) == 2
     assert "takes no --digits" in capsys.readouterr().err
+
+
+def test_a_training_subset_size_out_of_range_is_refused(capsys):
+    assert main(["tables", "--multiclass", "--n-train", "5", "--quiet"]) == 2
+    assert "n_train must be between 10 and 7291" in capsys.readouterr().err
