@@ -111,9 +111,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         oracles = {id(problem.oracle): problem.oracle for problem in problems}.values()
         for oracle in oracles:
             if isinstance(oracle, EighProxy):  # its one O(n³) step, shown (and cached) before the iterations
-                with progress.step(f"eigendecomposition of K0 ({len(oracle.K0)}×{len(oracle.K0)})", self.verbose,
-                                   leave=len(oracles) == 1):
-                    oracle.spectrum  # noqa: B018
+                _decompose(oracle, "K0", self.verbose, leave=len(oracles) == 1)
         for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
                                                  disable=not self.verbose or len(problems) == 1)):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None)
@@ -193,16 +191,20 @@ class _IndefiniteKernelMachine(BaseEstimator):
                                                     self.intercept_, strict=True):
             if oracle is None or rows.size < n:  # the problems on all training rows share one decomposition
                 oracle = RankOneProxy(full_matrix(problem.K0, cross[:, rows], among))
-                size = len(oracle.K0)
-                with progress.step(f"eigendecomposition of the train + test similarities ({size}×{size})",
-                                   self.verbose, leave=rows.size == n):
-                    oracle.spectrum  # noqa: B018
+                _decompose(oracle, "the train + test similarities", self.verbose, leave=rows.size == n)
             beta = problem.dual_coef(result.alpha)
             columns.append(transductive_decision(oracle, beta, problem.rho) + intercept)
         return np.column_stack(columns)
 
     def _raw_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]
+
+
+def _decompose(oracle: EighProxy, what: str, verbose: bool, leave: bool) -> None:
+    """Compute (and cache) the oracle's one eigendecomposition, shown as a progress line."""
+    size = len(oracle.K0)
+    with progress.step(f"eigendecomposition of {what} ({size}×{size})", verbose, leave=leave):
+        oracle.spectrum  # noqa: B018
 
 
 def full_matrix(K0: np.ndarray, cross: np.ndarray, among: np.ndarray) -> np.ndarray:

@@ -35,13 +35,13 @@ class Measurement:
 def measure(call: Callable[[], Any]) -> Measurement:
     """Run ``call()``, timing it and sampling the process's resident memory every :data:`INTERVAL`
     seconds from a thread (the peak includes everything alive, LAPACK's and libsvm's memory too)."""
-    peak = [resident_bytes()]
+    peak = resident_bytes() or 0
     done = threading.Event()
 
     def sample() -> None:
+        nonlocal peak
         while not done.wait(INTERVAL):
-            now = resident_bytes()
-            peak[0] = max(peak[0], now) if peak[0] is not None and now is not None else now
+            peak = max(peak, resident_bytes() or 0)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -52,6 +52,5 @@ def measure(call: Callable[[], Any]) -> Measurement:
         seconds = time.perf_counter() - start
         done.set()
         sampler.join()
-    last = resident_bytes()
-    high = peak[0] if peak[0] is None or last is None else max(peak[0], last)
-    return Measurement(value, seconds, high)
+    peak = max(peak, resident_bytes() or 0)
+    return Measurement(value, seconds, peak or None)

@@ -71,6 +71,23 @@ class Outcome:
     fitted: object = field(repr=False, default=None)
 
 
+def best_similarity(estimator, param_grid: Mapping, similarities: Mapping[str, Callable[[], np.ndarray]], y,
+                    rows: np.ndarray, *, cv, scoring=None, n_jobs: int | None = None) -> tuple[float, str, dict, np.ndarray]:
+    """Cross-validate ``estimator`` over ``param_grid`` on the ``rows`` of each similarity matrix
+    (each computed once, ``y`` the labels of all points); the best ``(score, name, params, full
+    matrix)`` over all of them."""
+    best: tuple | None = None
+    for name, similarity in similarities.items():
+        K = similarity()
+        search = GridSearchCV(clone(estimator), param_grid, scoring=scoring, cv=cv, n_jobs=n_jobs, refit=False)
+        search.fit(K[np.ix_(rows, rows)], np.asarray(y)[rows])
+        if best is None or search.best_score_ > best[0]:
+            best = (search.best_score_, name, search.best_params_, K)
+    if best is None:
+        raise ValueError("no similarity to select from: the similarity grid is empty")
+    return best
+
+
 def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, Callable[[], np.ndarray]], y,
                     split: Split, *, positive, folds: int = 5, n_jobs: int | None = None, seed: int = 0,
                     transductive: bool = False) -> Outcome:
@@ -93,17 +110,8 @@ def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, C
     started = time.perf_counter()
     cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
     y_train = y[split.train]
-    best: tuple | None = None
-    for name, similarity in similarities.items():
-        K = similarity()
-        search = GridSearchCV(clone(estimator), param_grid, scoring=average_scorer(positive), cv=cv, n_jobs=n_jobs,
-                              refit=False)
-        search.fit(K[np.ix_(split.train, split.train)], y_train)
-        if best is None or search.best_score_ > best[0]:
-            best = (search.best_score_, name, search.best_params_, K)
-    if best is None:
-        raise ValueError("no similarity to select from: the similarity grid is empty")
-    score, name, params, K = best
+    score, name, params, K = best_similarity(estimator, param_grid, similarities, y, split.train, cv=cv,
+                                             scoring=average_scorer(positive), n_jobs=n_jobs)
     model = clone(estimator).set_params(**params, **({"test_kernel": "transductive"} if transductive else {}))
     model.fit(K[np.ix_(split.train, split.train)], y_train)
     columns = np.concatenate([split.train, split.test]) if transductive else split.train

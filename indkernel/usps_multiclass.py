@@ -29,13 +29,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV
 from tqdm.auto import tqdm
 
 from . import datasets, kernels
 from .baselines import SpectrumSVC
 from .estimators import IndefiniteSVC
 from .measure import measure
+from .protocol import best_similarity
 
 SIMILARITIES = ("TD", "SS")
 #: Images in the standard training part (the rest of the 9298, 2007, are the test part).
@@ -46,12 +46,10 @@ SELECT_SIZE = 1000
 FIT_TOL = 1e-3
 C_GRID, RHO_GRID, TD_GAMMAS = [1.0, 10.0, 100.0], [1.0, 100.0, 1e4], [0.01, 0.03, 0.1]
 QUICK: dict[str, Any] = dict(train=300, test=200, select=150, C=[1.0, 10.0], rho=[100.0], gammas=[0.03])
-#: Published ten-class test errors (%) on this split, by (similarity, method).
-PUBLISHED = {
-    ("TD", "1-NN"): (2.6, "1-NN with tangent distance, Simard, LeCun & Denker (1993), as quoted by Hastie, "
-                          "Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed., Table 13.1"),
-    ("Euclidean", "1-NN"): (5.5, "1-NN with Euclidean distance, same table"),
-}
+#: Published ten-class test errors (%) on this split, by (similarity, method): 1-NN with tangent
+#: distance (Simard, LeCun & Denker 1993) and with the Euclidean distance, as quoted by Hastie,
+#: Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed., Table 13.1.
+PUBLISHED = {("TD", "1-NN"): 2.6, ("Euclidean", "1-NN"): 5.5}
 
 
 def methods(C_grid, rho_grid) -> list[tuple[str, object, dict]]:
@@ -68,7 +66,7 @@ class Data:
     n_train: int
     y_train: np.ndarray
     y_test: np.ndarray
-    matrices: dict[str, dict[str, Callable[..., np.ndarray]]]  # similarity -> {parameters: matrix(rows=None)}
+    matrices: dict[str, dict[str, Callable[[], np.ndarray]]]  # similarity -> {parameters: full matrix}
     distances: dict[str, np.ndarray]  # "TD" / "Euclidean": (n_test, n_train) squared distances
 
 
@@ -87,7 +85,7 @@ def load(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None 
         X_train, y_train, X_test, y_test = (X_train[:QUICK["train"]], y_train[:QUICK["train"]],
                                             X_test[:QUICK["test"]], y_test[:QUICK["test"]])
     X, n = np.vstack([X_train, X_test]), len(y_train)
-    matrices: dict[str, dict[str, Callable[..., np.ndarray]]] = {}
+    matrices: dict[str, dict[str, Callable[[], np.ndarray]]] = {}
     distances = {"Euclidean": kernels._squared_distances(X[n:], X[:n])}
     if "TD" in similarities:
         squared = kernels.tangent_distances(X, verbose=verbose)
@@ -95,17 +93,13 @@ def load(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None 
         gammas = QUICK["gammas"] if quick else TD_GAMMAS
         matrices["TD"] = {f"gamma={g:g}": partial(_tangent_similarity, squared, g) for g in gammas}
     if "SS" in similarities:
-        matrices["SS"] = {"simpson": partial(_simpson, X)}
+        matrices["SS"] = {"simpson": partial(kernels.simpson, X)}
     return Data(n, y_train, y_test, matrices, distances)
 
 
-def _tangent_similarity(squared: np.ndarray, gamma: float, rows: np.ndarray | None = None) -> np.ndarray:
-    """``exp(-γd²)`` among ``rows`` (all images if None)."""
-    return np.exp(-gamma * (squared if rows is None else squared[np.ix_(rows, rows)]))
-
-
-def _simpson(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    return kernels.simpson(X if rows is None else X[rows])
+def _tangent_similarity(squared: np.ndarray, gamma: float) -> np.ndarray:
+    """``exp(-γd²)`` from the squared tangent distances."""
+    return np.exp(-gamma * squared)
 
 
 def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None = None, data_dir=None,
@@ -121,12 +115,15 @@ def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None =
     rows = [_nearest_neighbour(data, kind) for kind in data.distances]
     jobs = [(kind, method) for kind in data.matrices for method in methods(C_grid, rho_grid)]
     for kind, (name, estimator, grid) in tqdm(jobs, desc="ten-class USPS", disable=not verbose):
-        parameters, similarity, full = _select(data, kind, estimator, grid, select, n_jobs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            _, similarity, parameters, full = best_similarity(estimator, grid, data.matrices[kind], data.y_train,
+                                                              select, cv=3, n_jobs=n_jobs)
         described = _describe(parameters) + ("" if len(data.matrices[kind]) == 1 else f", {similarity}")
         model = clone(estimator).set_params(**parameters)
         rows += _evaluate(model, full, data, dict(similarity=kind, method=name, parameters=described), verbose)
     table = pd.DataFrame(rows)
-    table["published"] = [np.nan if quick or n_train else PUBLISHED.get((s, m), (np.nan,))[0]
+    table["published"] = [np.nan if quick or n_train else PUBLISHED.get((s, m), np.nan)
                           for s, m in zip(table.similarity, table.method, strict=True)]
     return table
 
@@ -152,21 +149,6 @@ def _evaluate(model, full: np.ndarray, data: Data, row: dict, verbose: bool) -> 
         rows.append(dict(row, rule="transductive", test_error=_error(predicted.value, data.y_test),
                          predict_s=predicted.seconds, predict_peak_GB=_gigabytes(predicted.peak_bytes)))
     return rows
-
-
-def _select(data: Data, kind: str, estimator, grid: dict, select: np.ndarray,
-            n_jobs) -> tuple[dict, str, np.ndarray]:
-    """The best estimator parameters by 3-fold cross-validation on the ``select`` training images, the
-    best similarity parameters (their description) and that similarity's full matrix."""
-    scores = {}
-    for description, matrix in data.matrices[kind].items():
-        search = GridSearchCV(clone(estimator), grid, cv=3, n_jobs=n_jobs)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            search.fit(matrix(select), data.y_train[select])
-        scores[description] = (search.best_score_, search.best_params_)
-    description = max(scores, key=lambda d: scores[d][0])
-    return scores[description][1], description, data.matrices[kind][description]()
 
 
 def _describe(parameters: dict) -> str:
