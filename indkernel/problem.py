@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 
 from ._validation import check_scale, check_vector, safe_norm
 from .certificate import Certificate
@@ -206,6 +207,24 @@ class IndefiniteProblem(ABC):
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
         alpha = check_vector(alpha, self.dim, "alpha")
         return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+
+    def hessian(self, alpha) -> scipy.sparse.linalg.LinearOperator:
+        """``∇²f(α)`` as a (dim, dim) operator: ``v ↦ -Uᵀ J U v`` with U the map α ↦ u and
+        ``J = d(K*u)/du`` by the Daleckii–Krein divided differences of the eigenvalues of
+        ``A = K0 + uuᵀ/(4ρ)`` (:func:`indkernel.proxy.divided_difference_operator`).
+
+        O(n²) per product (the rank-one oracle: two passes over V0 and two over the eigenvectors
+        of the update, formed once, O(n²), on the first product). f is C¹ and its gradient is
+        piecewise smooth: where an eigenvalue of A is 0 this is one element of the generalized
+        Hessian. Negative semidefinite (f is concave).
+        """
+        alpha = check_vector(alpha, self.dim, "alpha")
+        point = self._point(alpha)
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            return -self._u_adjoint(point.curvature(self._u(np.ravel(v))))
+
+        return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
 
     def smoothed_gradient(self, alpha, epsilon: float) -> np.ndarray:
         """The paper's gradient (section "Algorithms"): differentiate ``eq:kern_learn_eig`` term by

@@ -51,11 +51,12 @@ class ProxyPoint:
     """
 
     __slots__ = ("u", "Ku", "value", "value_error", "product_error", "Ku_error", "kernel_error", "uK0u_magnitude",
-                 "multiply", "_make_kernel", "_kernel")
+                 "multiply", "_make_kernel", "_kernel", "_make_curvature", "_curvature")
 
     def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
                  multiply: Callable[[np.ndarray], np.ndarray], errors: tuple[float, float, float] = (0.0, 0.0, 0.0),
-                 uK0u_magnitude: float = 0.0):
+                 uK0u_magnitude: float = 0.0,
+                 make_curvature: Callable[[], Callable[[np.ndarray], np.ndarray]] | None = None):
         self.u, self.Ku, self.value, self.uK0u_magnitude = u, Ku, value, uK0u_magnitude
         self.value_error, self.product_error, self.kernel_error = errors
         self.Ku_error = self.product_error * float(np.linalg.norm(u))
@@ -63,12 +64,23 @@ class ProxyPoint:
         self.multiply = multiply
         self._make_kernel = make_kernel
         self._kernel: np.ndarray | None = None
+        self._make_curvature = make_curvature
+        self._curvature: Callable[[np.ndarray], np.ndarray] | None = None
 
     def kernel(self) -> np.ndarray:
         """The (n, n) matrix ``K*`` itself (``eq:kstar``), formed on first request only."""
         if self._kernel is None:
             self._kernel = self._make_kernel()
         return self._kernel
+
+    def curvature(self, v: np.ndarray) -> np.ndarray:
+        """``J v`` with ``J = d(K*(u)u)/du`` (so ``∇²φ(u) = -J``), in O(n²) per product after an
+        O(n²) setup on the first call (:func:`divided_difference_operator`)."""
+        if self._curvature is None:
+            if self._make_curvature is None:
+                raise NotImplementedError("this oracle does not provide second derivatives")
+            self._curvature = self._make_curvature()
+        return self._curvature(v)
 
 
 def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,
@@ -89,6 +101,35 @@ def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: floa
                    + rho * delta * (2 * np.sqrt(negative) + delta))
     product_error = delta + gamma * (K0_norm + sigma * uu)
     return float(value_error), float(product_error), float(delta)
+
+
+def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float) -> Callable[[np.ndarray], np.ndarray]:
+    """The derivative of ``u ↦ K*(u)u = (K0 + σuuᵀ)_+ u`` in the eigenbasis Q of ``A = K0 + σuuᵀ``.
+
+    With ``A = Q diag(λ) Qᵀ``, ``p = Qᵀu`` and ``q = Qᵀδ``, the Daleckii–Krein formula for the
+    derivative of ``X ↦ X_+`` along ``E = σ(δuᵀ + uδᵀ)`` gives, with the divided differences
+    ``Γ_ij = (λ_i⁺ - λ_j⁺)/(λ_i - λ_j)`` (1 on two positive eigenvalues, 0 on two non-positive
+    ones, ``λ_i/(λ_i - λ_j)`` on a positive ``λ_i`` and a non-positive ``λ_j``)::
+
+        Qᵀ J δ = (λ⁺ + σ Γ p²) ∘ q + σ p ∘ Γ(p ∘ q),
+
+    a symmetric positive semidefinite operator (φ is concave), so ``∇²φ(u) = -J``. The negative
+    eigen-directions of A, where K* is singular, get their curvature ``σ Σ_j Γ_ij p_j²`` from the
+    coupling with the positive ones: a Newton method on f is well posed where one on the frozen
+    kernel K* is not. Returns ``q ↦ Qᵀ J Q q``; the positive-by-negative block of Γ is stored,
+    at most n²/4 numbers.
+    """
+    positive = values > 0
+    G = values[positive, None] / (values[positive, None] - values[None, ~positive])
+
+    def gamma(w: np.ndarray) -> np.ndarray:  # Γ w
+        out = np.empty_like(w)
+        out[positive] = w[positive].sum() + G @ w[~positive]
+        out[~positive] = G.T @ w[positive]
+        return out
+
+    diagonal = np.maximum(values, 0.0) + sigma * gamma(p * p)
+    return lambda q: diagonal * q + sigma * p * gamma(p * q)
 
 
 class EighProxy:
@@ -114,6 +155,10 @@ class EighProxy:
     def norm(self) -> float:
         """``‖K0‖₂``."""
         return float(np.abs(self.spectrum[0]).max())
+
+    def prepare(self) -> None:
+        """Compute the one-time setup now (the eigendecomposition of K0), not at the first point."""
+        self.spectrum  # noqa: B018 (a cached property)
 
     @cached_property
     def frobenius(self) -> float:
@@ -142,7 +187,11 @@ class EighProxy:
         def multiply(v: np.ndarray) -> np.ndarray:
             return self.K0 @ v + sigma * (u @ v) * u - neg_vectors @ (neg_values * (neg_vectors.T @ v))
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude)
+        def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
+            middle = divided_difference_operator(values, vectors.T @ u, sigma)
+            return lambda v: vectors @ middle(vectors.T @ v)
+
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature)
 
 
 class RankOneProxy(EighProxy):
@@ -215,7 +264,21 @@ class RankOneProxy(EighProxy):
                     t = d * s + sigma * (z @ s) * z - t
                 return rank_one.product(V0, t, threads)
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude)
+        def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
+            """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
+            array, O(n²) to form); each product two passes over V0 and two over W."""
+            W = np.asfortranarray(eigen.vectors(slice(None)))
+            middle = divided_difference_operator(eigen.values, W.T @ z, sigma)
+
+            def curvature(v: np.ndarray) -> np.ndarray:
+                threads = rank_one.threads_for(u.size)
+                with rank_one.limited_threads(threads):
+                    q = rank_one.transposed_product(W, rank_one.transposed_product(V0, v))
+                    return rank_one.product(V0, rank_one.product(W, middle(q), threads), threads)
+
+            return curvature
+
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature)
 
     @staticmethod
     def _measured_backward_error(d, z, sigma, r, x, y) -> float:
@@ -255,7 +318,8 @@ class MercerProxy:
         value = -0.5 * uK0u - sigma * uu * uu / 4.0
         errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), abs(uK0u))
         return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u),
-                          lambda v: self.K0 @ v + sigma * (u @ v) * u, errors, abs(uK0u))
+                          lambda v: self.K0 @ v + sigma * (u @ v) * u, errors, abs(uK0u),
+                          lambda: lambda v: self.K0 @ v + sigma * (uu * v + 2 * (u @ v) * u))
 
 
 #: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram

@@ -14,6 +14,7 @@ from .direct_sdp import direct_sdp
 from .exchange import exchange
 from .problem import IndefiniteProblem
 from .projected_gradient import projected_gradient
+from .projected_newton import projected_newton
 from .rank_one import limited_threads
 from .result import SolveResult
 from .tracking import Run
@@ -22,6 +23,7 @@ from .tracking import Run
 METHODS: dict[str, tuple[Callable[..., None], int]] = {
     "pg": (projected_gradient, 20_000),
     "apg": (accelerated_gradient, 10_000),
+    "newton": (projected_newton, 1_000),
     "accpm": (accpm, 2_000),
     "exchange": (exchange, 1_000),
     "sdp": (direct_sdp, 1),
@@ -31,10 +33,15 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 #: slow each other down (``python figures/solver_benchmark.py --thread-rule``: 15 ACCPM iterations
 #: at n = 600 took 5.0-5.7 s with this rule and 6.2-6.5 s without, on 2 cores).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
+#: Methods certified with the free bound unless ``refine=True``: the projected Newton iterates are
+#: accurate enough that the refinement does not lower it (``python figures/certified_speed.py
+#: --diagnose``: at n = 767 the free and refined relative gaps agree to two digits at every
+#: iterate from the fifth on), so it would only cost time.
+NO_REFINEMENT = {"newton"}
 
 
 def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6, absolute: bool = False,
-          max_iter: int | None = None, time_limit: float | None = None, refine: bool = True,
+          max_iter: int | None = None, time_limit: float | None = None, refine: bool | None = None,
           verbose: bool = False, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
@@ -50,9 +57,11 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
         Target on the certified gap ``upper - lower``, relative to the α-dependent scale
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
     max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
-    refine : bool, default True
+    refine : bool, optional
         Tighten every certificate by a few O(n²) Newton steps on the free variables
-        (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only.
+        (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only. Default:
+        True, except for ``"newton"``, whose iterates are accurate enough that the free bound is
+        as tight (``NO_REFINEMENT``).
     verbose : bool, a progress bar.
     **options : passed to the method (see ``help(indkernel.solve.METHODS[name][0])``).
 
@@ -73,6 +82,8 @@ def solve(problem: IndefiniteProblem, method: str = "apg", *, tol: float = 1e-6,
     unknown = set(options) - accepted
     if unknown:
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
+    if refine is None:
+        refine = method not in NO_REFINEMENT
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
               time_limit=time_limit, refine=refine, verbose=verbose)
     only = problem.only_point()

@@ -145,7 +145,7 @@ def test_apg_stops_on_its_limits_inside_backtracking(monkeypatch):
     assert result.status == "numerical_error" and "NaN" in result.stop_reason
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "accpm", "exchange"])
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm", "exchange"])
 def test_every_method_ends_near_its_time_limit(method):
     """An unreachable tol: the run ends at time_limit, late by at most about one step (1 s of
     slack for a loaded machine; one step here takes milliseconds)."""
@@ -198,7 +198,7 @@ def test_huge_steps_and_starts_give_valid_runs():
             assert_brackets(result, p_star)
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "accpm", "exchange", "sdp"])
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm", "exchange", "sdp"])
 def test_one_class_with_nu_one_is_the_single_feasible_point(method):
     p = OneClassProblem(random_kernel(10), nu=1.0)
     result = solve(p, method)

@@ -63,6 +63,47 @@ def test_gradient_taylor_remainder_is_second_order(name, factory, n, seed):
     assert 1.9 <= fitted <= 2.1, f"Taylor remainder slope {fitted:.3f}, expected 2"
 
 
+@pytest.mark.parametrize("rho", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_hessian_is_the_derivative_of_the_gradient(name, factory, n, seed, rho, oracle):
+    """The Daleckii–Krein Hessian–vector product against central differences of the exact
+    gradient (an independent route: the gradient needs only K*u), and it is symmetric and
+    negative semidefinite (f is concave)."""
+    p, points = problem_and_points(factory, n, seed, rho, oracle)
+    rng = np.random.default_rng(seed)
+    for alpha in points:
+        H = p.hessian(alpha)
+        v, w = rng.standard_normal((2, n))
+        h = 1e-5 * max(1.0, np.abs(alpha).max())
+        fd = (p.gradient(alpha + h * v) - p.gradient(alpha - h * v)) / (2 * h)
+        Hv = H @ v
+        np.testing.assert_allclose(Hv, fd, rtol=1e-5, atol=1e-5 * np.abs(fd).max())
+        assert w @ Hv == pytest.approx(v @ (H @ w), rel=1e-9, abs=1e-9 * np.abs(Hv).max())
+        assert v @ Hv <= 1e-9 * np.abs(Hv).max() * np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("name, factory, n, seed", CASES)
+def test_hessian_taylor_remainder_is_third_order(name, factory, n, seed):
+    """``|∇f(α + td) - ∇f(α) - t∇²f(α)d|`` falls like t² where f is twice differentiable (the
+    quadratic error term of the gradient), so the products are the exact second derivative."""
+    p, points = problem_and_points(factory, n, seed, 1.0)
+    alpha = points[0]
+    d = np.random.default_rng(seed).standard_normal(n)
+    g0, Hd = p.gradient(alpha), p.hessian(alpha) @ d
+    ts = np.logspace(-2, -4, 5)
+    remainders = [np.linalg.norm(p.gradient(alpha + t * d) - g0 - t * Hd) for t in ts]
+    fitted = np.polyfit(np.log(ts), np.log(remainders), 1)[0]
+    assert 1.8 <= fitted <= 2.2, f"gradient remainder slope {fitted:.3f}, expected 2"
+
+
+def test_hessian_of_the_rank_one_and_dense_oracles_agree():
+    K0, y = digits_simpson(60, 7)
+    alpha = np.random.default_rng(7).uniform(0, 2, 60)
+    products = [SVMProblem(K0, y, C=2.0, rho=0.5, oracle=oracle).hessian(alpha) @ np.cos(np.arange(60.0))
+                for oracle in ("rank-one", "eigh")]
+    np.testing.assert_allclose(products[0], products[1], rtol=0, atol=1e-10 * np.abs(products[1]).max())
+
+
 @pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("name, factory, n, seed", CASES)
 def test_proxy_kernel_is_the_clipped_rank_one_update(name, factory, n, seed, rho, oracle):

@@ -73,6 +73,18 @@ def test_gradient_central_differences_and_taylor_remainder(kind, oracle, rng):
     assert slope == pytest.approx(2.0, abs=0.2)
 
 
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_hessian_central_differences(kind, oracle, rng):
+    """Every problem type's Hessian–vector product (through its map α ↦ u) against central
+    differences of its gradient."""
+    problem = TYPES[kind](9, 2, 0.5, oracle)
+    x = feasible_points(problem, 1, rng)[0]
+    v = rng.standard_normal(problem.dim)
+    h = 1e-6
+    numeric = (problem.gradient(x + h * v) - problem.gradient(x - h * v)) / (2 * h)
+    np.testing.assert_allclose(problem.hessian(x) @ v, numeric, rtol=1e-5, atol=1e-5 * np.abs(numeric).max())
+
+
 @pytest.mark.parametrize("kind", ["svr", "one-class"])
 def test_svr_and_one_class_proxy_kernel_has_no_labels(kind, rng):
     """``eq:kstar_SVR``: ``K* = (K0 + ααᵀ/(4ρ))_+`` with α itself, no labels."""
@@ -166,7 +178,7 @@ def test_maxmin_and_minmax_models_agree(kind):
     assert minmax.solve(solver="CLARABEL") == pytest.approx(reference(problem), rel=1e-6)
 
 
-@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "accpm", "exchange", "sdp"]))
+@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "newton", "accpm", "exchange", "sdp"]))
 @pytest.mark.parametrize("n, seed", [(8, 14), (16, 10), (25, 11)])
 @pytest.mark.parametrize("kind", sorted(TYPES))
 def test_every_solver_reaches_the_optimum(kind, n, seed, method):

@@ -11,9 +11,9 @@ from indkernel import SVMProblem, compare, plot_comparison, solve
 
 #: How close each method's best objective must come to the SDP optimum, relative (the paper's
 #: projected gradient with its t/(k+1) steps is slow near the optimum: it gets a looser target).
-REACH = {"pg": 1e-4, "apg": 1e-5, "accpm": 1e-5, "exchange": 1e-5, "sdp": 1e-5}
+REACH = {"pg": 1e-4, "apg": 1e-5, "newton": 1e-5, "accpm": 1e-5, "exchange": 1e-5, "sdp": 1e-5}
 #: The certified tolerance each method is run with, and its iteration cap.
-RUN = {"pg": dict(tol=1e-4, max_iter=20_000), "apg": dict(tol=1e-6), "accpm": dict(tol=1e-6),
+RUN = {"pg": dict(tol=1e-4, max_iter=20_000), "apg": dict(tol=1e-6), "newton": dict(tol=1e-6), "accpm": dict(tol=1e-6),
        "exchange": dict(tol=1e-5), "sdp": dict(tol=1e-6)}
 
 CASES = [("random", n, seed) for n, seed in [(8, 0), (10, 1), (15, 2), (20, 3), (30, 4)]] + [("digits", 24, 5)]
@@ -42,12 +42,13 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
         assert result.details["most_cuts"] <= 3 * n
 
 
-@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "accpm", "exchange"]))
+@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "newton", "accpm", "exchange"]))
 @pytest.mark.parametrize("kind, n, seed", [("random", 20, 3), ("digits", 24, 5)])
 def test_either_oracle_gives_the_same_run(kind, n, seed, method):
     """The rank-one update and a dense eigh at every point agree to about 1e-13: the gradient
     methods take the same path with either; ACCPM and the exchange method (whose interior-point
-    steps magnify such differences) certify the same optimum, within their tolerance."""
+    steps magnify such differences, and projected Newton, whose conjugate gradients do) certify the
+    same optimum, within their tolerance."""
     p_star, _ = reference_optimum(kind, n, seed, 2.0, 1.0)
     K0, y = FACTORIES[kind](n, seed)
     fast, dense = (solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=name), method, **RUN[method])
@@ -62,7 +63,7 @@ def test_either_oracle_gives_the_same_run(kind, n, seed, method):
         assert abs(fast.lower - dense.lower) <= 1e-10 * abs(p_star)
 
 
-@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "accpm", "exchange"]))
+@pytest.mark.parametrize("method", slow_exchange(["pg", "apg", "newton", "accpm", "exchange"]))
 def test_repeated_runs_are_identical(method):
     K0, y = FACTORIES["random"](12, 6)
     runs = [solve(SVMProblem(K0, y, C=2.0, rho=1.0), method, tol=1e-5, max_iter=300) for _ in range(2)]
@@ -70,7 +71,7 @@ def test_repeated_runs_are_identical(method):
     np.testing.assert_array_equal(runs[0].history[["lower", "upper"]], runs[1].history[["lower", "upper"]])
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "accpm"])
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
 def test_stops_at_max_iter_and_says_so(method):
     K0, y = FACTORIES["random"](20, 7)
     with pytest.warns(ConvergenceWarning, match="max_iter=3"):
@@ -219,3 +220,16 @@ def test_limited_threads_restores_the_setting():
             assert numba.get_num_threads() == 1
             raise RuntimeError
     assert numba.get_num_threads() == before
+
+
+@pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("kind, n, seed", [("random", 30, 4), ("digits", 24, 5), ("random", 100, 2)])
+def test_projected_newton_converges_in_a_few_iterations(kind, n, seed, rho):
+    """The exact (Daleckii–Krein) Hessian makes the local convergence fast: a certified 1e-8 in at
+    most a dozen iterations (5-10 measured), where the accelerated gradient needs 35-190, and with
+    the free bound alone (no refinement)."""
+    K0, y = FACTORIES[kind](n, seed)
+    newton, apg = (solve(SVMProblem(K0, y, C=2.0, rho=rho), method, tol=1e-8) for method in ("newton", "apg"))
+    assert newton.status == apg.status == "optimal"
+    assert newton.iterations <= 12 < 3 * newton.iterations <= apg.iterations
+    assert abs(newton.lower - apg.lower) <= 1e-8 * newton.scale

@@ -1,0 +1,207 @@
+"""A projected Newton method: Newton–CG on the face found by a gradient projection step."""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .tracking import Run, _positive_int
+
+#: Doublings of L in one backtracking search before the run stops (as the accelerated method).
+MAX_BACKTRACKS = 200
+#: Halvings of the Newton step in one projected search before it gives up and keeps the gradient
+#: projection point (a Newton step that must shrink more is not worth its oracle calls), and
+#: doublings at most while f keeps growing.
+MAX_HALVINGS = 4
+MAX_DOUBLINGS = 20
+#: Sufficient ascent (Armijo) of the Newton search, along the projected step.
+ARMIJO = 1e-4
+#: The shift μ of ``(-∇²f + μI)δ = ∇f``, as a fraction of the curvature estimate: it keeps
+#: conjugate gradients well defined where the Hessian is singular and changes no useful step.
+SHIFT = 1e-8
+
+
+def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> None:
+    """Maximize the concave f over A by projected Newton steps with the exact Hessian.
+
+    Each iteration (Moré & Toraldo's gradient-projection-then-subspace scheme, with Bertsekas'
+    projected search):
+
+    1. **Face.** A gradient projection step ``x_c = p_A(x + ∇f(x)/L)``, L from the curvature
+       along the last step (Barzilai–Borwein; the first from one Hessian–vector product) and
+       backtracking as in the accelerated method: it guarantees ascent and picks the face (the
+       variables at their bounds stay there for this iteration).
+    2. **Newton direction** on the free variables of ``x_c``, in the hyperplane ``aᵀδ = 0``:
+       truncated conjugate gradients on ``(-∇²f(x_c) + μI)δ = ∇f(x_c)``, each step one
+       Hessian–vector product (:meth:`IndefiniteProblem.hessian`, Daleckii–Krein divided
+       differences from the eigendecomposition of ``A = K0 + uuᵀ/(4ρ)`` the oracle already has;
+       O(n²)), to a relative residual ``min(½, √(‖r‖/‖r₀‖))`` (superlinear near the optimum),
+       inside a trust radius (Steihaug: CG stops where it leaves the sphere). The radius starts
+       at the box's diagonal, doubles after a full step that reached it and shrinks to the
+       accepted length after a shortened one: far from the optimum, where nearly every variable
+       is free, the unconstrained Newton step leaves the box by orders of magnitude.
+    3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1, doubled while f keeps growing (the
+       quartic ``-‖u‖⁴/(16ρ)`` far from the optimum) or halved until Armijo's condition holds;
+       if no t does, the iterate is ``x_c``.
+
+    Every iterate is certified, by default with the free bound only (:data:`indkernel.solve.NO_REFINEMENT`).
+    The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
+    coupling with the positive ones through u, so Newton's system is well posed where the
+    frozen-kernel system is not; a tiny shift μ guards the rest.
+
+    Parameters
+    ----------
+    cg_steps : int, default 50
+        Conjugate-gradient steps (Hessian–vector products) per Newton direction at most.
+    alpha0 : array, optional
+        Starting point (projected onto A); default ``problem.initial_point()``.
+    """
+    cg_steps = _positive_int(cg_steps, "cg_steps")
+    x = problem.initial_point() if alpha0 is None else problem.project(alpha0)
+    prepare = getattr(problem.oracle, "prepare", None)
+    if prepare is not None:
+        prepare()  # the eigendecomposition of K0, on every BLAS thread
+    # then BLAS on one thread: the products run on numba's threads, which BLAS threads left
+    # spinning after a call slow down (the README's certified-speed section measures the rule)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if not run.observe(x):
+            _iterate(problem, run, x, cg_steps)
+
+
+def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
+    """The loop of :func:`projected_newton` from the certified point x."""
+    lo, hi = problem._lo, problem._hi
+    curvature = problem.curvature_estimate()
+    L_floor, shift = curvature * 1e-12, SHIFT * curvature
+    first_residual, previous = None, None
+    radius = float(np.linalg.norm(hi - lo))  # the trust radius of the Newton step: the box's diagonal
+    f_x = problem.objective(x)
+    L = max(_curvature_along_gradient(problem, x), L_floor)
+    for _ in run.iterations():
+        g, noise_x = problem.gradient(x), problem.objective_roundoff(x)
+        if not run.finite(np.append(g, f_x), "the objective or gradient"):
+            return
+        if previous is not None:  # 1/L from the curvature along the last step (Barzilai–Borwein)
+            s, dg = x - previous[0], g - previous[1]
+            if float(s @ s) > 0:
+                L = max(-float(s @ dg) / float(s @ s), L_floor)
+        previous = x, g
+        # 1. the gradient projection step, L by backtracking
+        for _ in range(MAX_BACKTRACKS):
+            x_c = problem.project(x + g / L)
+            step = x_c - x
+            f_c = problem.objective(x_c)
+            if not run.finite(f_c, "the objective") or run.stop_for_time():
+                return
+            if f_c >= f_x + g @ step - 0.5 * L * (step @ step) - noise_x - problem.objective_roundoff(x_c):
+                break
+            L *= 2.0
+        else:
+            run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
+                     f"(L = {L:.3g}): the objective is not smooth at this scale")
+            return
+        # 2. the Newton direction on the face of x_c
+        g_c = problem.gradient(x_c)
+        direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift, radius,
+                                                cg_steps, first_residual)
+        first_residual = first_residual or residual
+        # 3. the projected search along p_A(x_c + tδ)
+        x, f_x, t = _projected_search(problem, x_c, f_c, g_c, direction)
+        length = float(np.linalg.norm(direction))
+        radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
+        if radius == 0.0:  # no direction (no free variable): start the next one from the box again
+            radius = float(np.linalg.norm(hi - lo))
+        if run.observe(x):
+            return
+
+
+def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residual):
+    """``(δ, ‖r₀‖)``: truncated CG on ``(-∇²f(x) + μI)δ = ∇f(x)`` over the free variables and the
+    hyperplane ``aᵀδ = 0`` (zero outside ``free``)."""
+    direction = np.zeros(problem.dim)
+    a = problem._a[free]
+    if a.size < 2:
+        return direction, 0.0
+    aa = float(a @ a)
+
+    def tangent(w: np.ndarray) -> np.ndarray:
+        return w - a * (float(a @ w) / aa)
+
+    hessian = problem.hessian(x)
+    full = np.zeros(problem.dim)
+
+    def operator(v: np.ndarray) -> np.ndarray:
+        full[free] = v
+        return tangent(shift * v - (hessian @ full)[free])
+
+    residual = tangent(g[free])
+    r0 = float(np.linalg.norm(residual))
+    if r0 == 0.0:
+        return direction, r0
+    target = r0 * min(0.5, np.sqrt(r0 / (first_residual or r0)))
+    solution = np.zeros_like(residual)
+    search, rr = residual.copy(), r0 * r0
+    for _ in range(cg_steps):
+        product = operator(search)
+        curvature = float(search @ product)
+        if not (curvature > 0 and np.isfinite(curvature)):
+            break
+        step = rr / curvature
+        if float(np.linalg.norm(solution + step * search)) >= radius:  # Steihaug: stop on the sphere
+            solution += _to_sphere(solution, search, radius) * search
+            break
+        solution += step * search
+        residual -= step * product
+        rr_next = float(residual @ residual)
+        if np.sqrt(rr_next) <= target:
+            break
+        search, rr = residual + (rr_next / rr) * search, rr_next
+    direction[free] = solution
+    return direction, r0
+
+
+def _to_sphere(x: np.ndarray, d: np.ndarray, radius: float) -> float:
+    """The step τ >= 0 with ``‖x + τd‖ = radius`` (for ``‖x‖ <= radius``)."""
+    dd, xd, xx = float(d @ d), float(x @ d), float(x @ x)
+    return (-xd + np.sqrt(max(xd * xd + dd * (radius * radius - xx), 0.0))) / dd
+
+
+def _projected_search(problem, x, f_x, g, direction):
+    """``(x(t), f(x(t)), t)`` for the projected search ``x(t) = p_A(x + tδ)``; t = 0 if no step
+    passes Armijo's test."""
+    if not np.any(direction):
+        return x, f_x, 0.0
+
+    noise_x = problem.objective_roundoff(x)
+
+    def trial(t: float):
+        point = problem.project(x + t * direction)
+        value = problem.objective(point)
+        noise = noise_x + problem.objective_roundoff(point)
+        return point, value, value >= f_x + ARMIJO * float(g @ (point - x)) - noise
+
+    t = 1.0
+    point, value, accepted = trial(t)
+    if accepted:
+        for _ in range(MAX_DOUBLINGS):  # extrapolate while f keeps growing
+            farther, farther_value, ok = trial(2 * t)
+            if not (ok and farther_value > value):
+                return point, value, t
+            point, value, t = farther, farther_value, 2 * t
+        return point, value, t
+    for _ in range(MAX_HALVINGS):
+        t /= 2
+        point, value, accepted = trial(t)
+        if accepted:
+            return point, value, t
+    return x, f_x, 0.0
+
+
+def _curvature_along_gradient(problem, x) -> float:
+    """``-ĝᵀ∇²f(x)ĝ / ĝᵀĝ`` for the gradient ĝ within the hyperplane: the first step's 1/L (one
+    Hessian–vector product; backtracking corrects it)."""
+    a = problem._a
+    g = problem.gradient(x)
+    g = g - a * (float(a @ g) / float(a @ a))
+    gg = float(g @ g)
+    return -float(g @ (problem.hessian(x) @ g)) / gg if gg > 0 else problem.curvature_estimate()
