@@ -7,15 +7,16 @@ cost of one eigendecomposition"), in one process, medians of ``--repeats`` runs.
 USPS 3 vs 5, Simpson kernel, C = 10, ρ = 1, random subsets of n points (n > 1540: of all USPS,
 digit 3 against the rest; ``--full``: n = 9298, digit 0 against the rest). Per n: one ``eigh`` of K0; ``SpectrumSVC("denoise").fit`` (clip the
 negative eigenvalues, then libsvm); ``IndefiniteSVC(tol=1e-3).fit``; and ``solve`` to a certified
-relative gap of 1e-6 for pg and apg, setup (the ``eigh`` of K0) included. Ratios: fit against
-denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <= 3 at n >= 767).
+relative gap of 1e-6 for pg, apg and newton, setup (the ``eigh`` of K0) included. Ratios: fit
+against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <= 3 at n >= 767).
 
     python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--repeats R] [--readme]
     python figures/certified_speed.py --diagnose [--sizes 767]
 
-``--diagnose`` prints what stands in the way at the first size: the bounds after 20, 40 and 60 apg
-iterations (lower, the refined upper bound, and libsvm's exact fixed-kernel bound, the best any
-refinement can reach) against p* of a 1e-9 run, and a profile of ``IndefiniteSVC(tol=1e-3).fit``.
+``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
+run) after 20, 40 and 60 apg iterations and after 3 to 8 Newton iterations: the lower bound f(α),
+the free upper bound, the refined one and libsvm's fixed-kernel bound (the best any refinement can
+reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from indkernel.report import update_readme_block
 
 HERE = Path(__file__).resolve().parent
 SIZES = (250, 500, 767, 1540, 3000)
-METHODS = ("pg", "apg")
+METHODS = ("pg", "apg", "newton")
 C, RHO = 10.0, 1.0
 
 
@@ -91,22 +92,24 @@ def table(sizes, full: bool, repeats: int) -> pd.DataFrame:
 
 
 def diagnose(n: int) -> None:
-    """The bound lag and the profile quoted in the README (module docstring)."""
+    """The bound lag, the free and refined bounds along Newton's iterates, and the profile quoted in
+    the README (module docstring)."""
     K0, y = problem_data(n)
     problem = SVMProblem(K0, y, C=C, rho=RHO)
-    optimum = solve(problem, "apg", tol=1e-9, max_iter=100_000).lower
-    print(f"n = {n}: p* >= {optimum:.6f} (apg, certified 1e-9)")
-    for iterations in (20, 40, 60):
-        alpha = solve(problem, "apg", tol=1e-12, max_iter=iterations).alpha
-        certificate = problem.certify(alpha)
-        libsvm = problem.upper_bound(alpha, problem.libsvm_dual_coef(alpha))
-        print(f"after {iterations} iterations: (p* - lower)/p* = {(optimum - certificate.lower) / optimum:.2e}, "
-              f"refined upper - p* = {certificate.upper - optimum:.3g}, libsvm upper - p* = {libsvm - optimum:.3g}, "
-              f"scale {certificate.scale:.4g}")
+    optimum = solve(problem, "newton", tol=1e-10, max_iter=100).lower
+    print(f"n = {n}: p* >= {optimum:.6f} (newton, certified 1e-10 or round-off)")
+    for method, counts in (("apg", (20, 40, 60)), ("newton", range(3, 9))):
+        for iterations in counts:
+            alpha = solve(problem, method, tol=1e-12, max_iter=iterations, refine=False).alpha
+            free, refined = problem.certify(alpha, refine=False), problem.certify(alpha)
+            libsvm = problem.upper_bound(alpha, problem.libsvm_dual_coef(alpha))
+            print(f"{method} after {iterations} iterations: (p* - lower)/scale = "
+                  f"{(optimum - free.lower) / free.scale:.2e}, (upper - p*)/scale: free {(free.upper - optimum) / free.scale:.2e},"
+                  f" refined {(refined.upper - optimum) / free.scale:.2e}, libsvm {(libsvm - optimum) / free.scale:.2e}")
     profile = cProfile.Profile()
     profile.runcall(IndefiniteSVC(C=C, rho=RHO, tol=1e-3).fit, K0, y)
-    pstats.Stats(profile).sort_stats("cumulative").print_stats(r"certify|_newton_refinement|multiply|_update|"
-                                                               r"_secular_roots|spectrum|\(fit\)", 12)
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(r"certify|_newton_direction|_projected_search|curvature|"
+                                                               r"_update|_secular_roots|spectrum|\(fit\)", 14)
 
 
 def markdown(frame: pd.DataFrame) -> str:

@@ -226,9 +226,11 @@ def check_two_samples(n_samples: int, estimator: str) -> None:
         raise ValueError(f"{estimator} needs at least two training samples; got one sample")
 
 
-#: n×n float64 arrays alive at the peak of a fit: K0, the eigenvectors V0 of the rank-one oracle,
-#: and LAPACK's copy of K0 and workspace during the one eigendecomposition (after it: K0 and V0).
-FIT_ARRAYS = 4
+#: n×n float64 arrays alive at the peak of a fit: K0, its validated copy, the eigenvectors V0 of the
+#: rank-one oracle, and either LAPACK's copy of K0 during the one eigendecomposition or, during a
+#: projected Newton step, the eigenvectors W of the update and the divided-difference block (at
+#: most n²/4 numbers) of :meth:`IndefiniteProblem.hessian`.
+FIT_ARRAYS = 5
 
 
 def available_memory() -> int | None:
@@ -247,5 +249,5 @@ def check_memory(n: int, estimator: str, arrays: int = FIT_ARRAYS) -> None:
     needed, available = arrays * 8 * n * n, available_memory()
     if available is not None and needed > available:
         raise MemoryError(f"{estimator} on n={n} training points needs about {needed / 2**30:.1f} GiB ({arrays} "
-                          f"n×n float64 arrays at the peak of the eigendecomposition of K0), but "
+                          f"n×n float64 arrays at the peak of the fit), but "
                           f"{available / 2**30:.1f} GiB are available; train on fewer points or free memory")

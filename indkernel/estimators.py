@@ -237,7 +237,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         ``indkernel.kernels.simpson``).
     class_weight : None, "balanced" or dict
         As :class:`indkernel.SVMProblem` (``"balanced"`` as the authors' reference code).
-    method : str, default "apg"
+    method : str, default "newton"
         Any method of :func:`indkernel.solve`.
     tol : float, default 1e-6
         Target certified gap, relative to the α-dependent scale of the objective
@@ -286,7 +286,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
     }
 
-    def __init__(self, C=1.0, rho=1.0, *, kernel="precomputed", class_weight=None, method="apg", tol=1e-6,
+    def __init__(self, C=1.0, rho=1.0, *, kernel="precomputed", class_weight=None, method="newton", tol=1e-6,
                  absolute=False, max_iter=None, test_kernel="inductive", decision_function_shape="ovr",
                  verbose=False):
         self.C = C
@@ -388,7 +388,7 @@ class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, C=1.0, rho=1.0, epsilon=0.1, *, kernel="precomputed", method="apg", tol=1e-6,
+    def __init__(self, C=1.0, rho=1.0, epsilon=0.1, *, kernel="precomputed", method="newton", tol=1e-6,
                  absolute=False, max_iter=None, test_kernel="inductive", verbose=False):
         self.C = C
         self.rho = rho
@@ -432,7 +432,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _IndefiniteKernelMachine):
         "nu": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, nu=0.5, rho=1.0, *, kernel="precomputed", method="apg", tol=1e-6, absolute=False,
+    def __init__(self, nu=0.5, rho=1.0, *, kernel="precomputed", method="newton", tol=1e-6, absolute=False,
                  max_iter=None, test_kernel="inductive", verbose=False):
         self.nu = nu
         self.rho = rho

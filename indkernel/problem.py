@@ -214,15 +214,15 @@ class IndefiniteProblem(ABC):
         ``A = K0 + uuᵀ/(4ρ)`` (:func:`indkernel.proxy.divided_difference_operator`).
 
         O(n²) per product (the rank-one oracle: two passes over V0 and two over the eigenvectors
-        of the update, formed once, O(n²), on the first product). f is C¹ and its gradient is
+        W of the update, formed here, O(n²); W lives as long as the operator). f is C¹ and its gradient is
         piecewise smooth: where an eigenvalue of A is 0 this is one element of the generalized
         Hessian. Negative semidefinite (f is concave).
         """
         alpha = check_vector(alpha, self.dim, "alpha")
-        point = self._point(alpha)
+        curvature = self._point(alpha).curvature()
 
         def matvec(v: np.ndarray) -> np.ndarray:
-            return -self._u_adjoint(point.curvature(self._u(np.ravel(v))))
+            return -self._u_adjoint(curvature(self._u(np.ravel(v))))
 
         return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
 

@@ -14,6 +14,8 @@ MAX_BACKTRACKS = 200
 #: doublings at most while f keeps growing.
 MAX_HALVINGS = 4
 MAX_DOUBLINGS = 20
+#: A full step that gains more than this multiple of the quadratic model's prediction is extended.
+EXTRAPOLATE = 1.1
 #: Sufficient ascent (Armijo) of the Newton search, along the projected step.
 ARMIJO = 1e-4
 #: The shift μ of ``(-∇²f + μI)δ = ∇f``, as a fraction of the curvature estimate: it keeps
@@ -40,9 +42,10 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
        at the box's diagonal, doubles after a full step that reached it and shrinks to the
        accepted length after a shortened one: far from the optimum, where nearly every variable
        is free, the unconstrained Newton step leaves the box by orders of magnitude.
-    3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1, doubled while f keeps growing (the
-       quartic ``-‖u‖⁴/(16ρ)`` far from the optimum) or halved until Armijo's condition holds;
-       if no t does, the iterate is ``x_c``.
+    3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1; doubled while f keeps growing if the
+       full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
+       from the optimum), or halved until Armijo's condition holds; if no t does, the iterate is
+       ``x_c``.
 
     Every iterate is certified, by default with the free bound only (:data:`indkernel.solve.NO_REFINEMENT`).
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
@@ -183,7 +186,12 @@ def _projected_search(problem, x, f_x, g, direction):
     t = 1.0
     point, value, accepted = trial(t)
     if accepted:
-        for _ in range(MAX_DOUBLINGS):  # extrapolate while f keeps growing
+        # the quadratic model predicts the gain ½gᵀδ (CG's iterates satisfy δᵀBδ = gᵀδ); a gain
+        # beyond EXTRAPOLATE times that says the curvature falls along δ (the quartic far from
+        # the optimum): extrapolate while f keeps growing, else the step is Newton's
+        if value - f_x < EXTRAPOLATE * 0.5 * float(g @ direction):
+            return point, value, t
+        for _ in range(MAX_DOUBLINGS):
             farther, farther_value, ok = trial(2 * t)
             if not (ok and farther_value > value):
                 return point, value, t

@@ -51,7 +51,7 @@ class ProxyPoint:
     """
 
     __slots__ = ("u", "Ku", "value", "value_error", "product_error", "Ku_error", "kernel_error", "uK0u_magnitude",
-                 "multiply", "_make_kernel", "_kernel", "_make_curvature", "_curvature")
+                 "multiply", "_make_kernel", "_kernel", "_make_curvature")
 
     def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
                  multiply: Callable[[np.ndarray], np.ndarray], errors: tuple[float, float, float] = (0.0, 0.0, 0.0),
@@ -65,7 +65,6 @@ class ProxyPoint:
         self._make_kernel = make_kernel
         self._kernel: np.ndarray | None = None
         self._make_curvature = make_curvature
-        self._curvature: Callable[[np.ndarray], np.ndarray] | None = None
 
     def kernel(self) -> np.ndarray:
         """The (n, n) matrix ``K*`` itself (``eq:kstar``), formed on first request only."""
@@ -73,14 +72,13 @@ class ProxyPoint:
             self._kernel = self._make_kernel()
         return self._kernel
 
-    def curvature(self, v: np.ndarray) -> np.ndarray:
-        """``J v`` with ``J = d(K*(u)u)/du`` (so ``∇²φ(u) = -J``), in O(n²) per product after an
-        O(n²) setup on the first call (:func:`divided_difference_operator`)."""
-        if self._curvature is None:
-            if self._make_curvature is None:
-                raise NotImplementedError("this oracle does not provide second derivatives")
-            self._curvature = self._make_curvature()
-        return self._curvature(v)
+    def curvature(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The operator ``v ↦ J v`` with ``J = d(K*(u)u)/du`` (so ``∇²φ(u) = -J``): O(n²) to build
+        (:func:`divided_difference_operator`), O(n²) per product. It holds an n×n array of its
+        own (the rank-one oracle's eigenvectors W), freed with the operator: the point keeps none."""
+        if self._make_curvature is None:
+            raise NotImplementedError("this oracle does not provide second derivatives")
+        return self._make_curvature()
 
 
 def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,

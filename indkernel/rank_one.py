@@ -425,6 +425,8 @@ class RankOneEigen:
         """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices)."""
         source = self._source[select]
         roots = source >= 0
+        if self._kept.size == self.n:  # nothing deflated, nothing rotated: one array, no copy
+            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source).T
         X = np.zeros((source.size, self.n))  # one row per vector; transposed on return
         rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots])
         X[np.ix_(np.flatnonzero(roots), self._kept)] = rows

@@ -161,7 +161,7 @@ def test_a_run_that_fails_before_any_certificate_says_why(monkeypatch):
     def failing(problem, run):
         run.fail("failed", "the method could not start")
 
-    monkeypatch.setitem(solve_module.METHODS, "apg", (failing, 10))
+    monkeypatch.setitem(solve_module.METHODS, "newton", (failing, 10))
     with pytest.raises(SolveError, match="could not start"):
         IndefiniteSVC().fit(random_kernel(6), labels(6))
 

@@ -219,7 +219,7 @@ def _fitted():
     (lambda: IndefiniteOneClassSVM(nu=1.5).fit(np.eye(4)), ValueError, "nu"),
     (lambda: IndefiniteOneClassSVM(nu=0.0).fit(np.eye(4)), ValueError, "nu"),
     (lambda: IndefiniteSVR(epsilon=-1.0).fit(np.eye(4), [0.0, 1, 2, 3]), ValueError, "epsilon"),
-    (lambda: IndefiniteSVC(method="newton").fit(np.eye(4), [0, 1, 0, 1]), ValueError, "method"),
+    (lambda: IndefiniteSVC(method="lbfgs").fit(np.eye(4), [0, 1, 0, 1]), ValueError, "method"),
     (lambda: IndefiniteSVC(kernel=lambda A, B: np.ones((2, 2))).fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError,
      r"kernel\(X_train, X_train\) must return a \(4, 4\)"),
     (lambda: IndefiniteSVC().fit(np.full((2, 2), np.nan), [0, 1]), ValueError, "NaN"),

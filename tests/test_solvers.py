@@ -136,8 +136,8 @@ def test_sdp_refuses_large_problems():
 def test_bad_calls():
     K0, y = FACTORIES["random"](6, 0)
     p = SVMProblem(K0, y)
-    with pytest.raises(ValueError, match=r"unknown method 'newton'; choose one of \['accpm', 'apg'"):
-        solve(p, "newton")
+    with pytest.raises(ValueError, match=r"unknown method 'lbfgs'; choose one of \['accpm', 'apg', 'exchange', 'newton'"):
+        solve(p, "lbfgs")
     with pytest.raises(TypeError, match=r"method 'apg' takes no option\(s\) \['step'\]"):
         solve(p, "apg", step=1.0)
     with pytest.raises(TypeError, match="problem must be an indkernel problem"):
