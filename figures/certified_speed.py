@@ -10,7 +10,8 @@ negative eigenvalues, then libsvm); ``IndefiniteSVC(tol=1e-3).fit``; and ``solve
 relative gap of 1e-6 for pg, apg and newton, setup (the ``eigh`` of K0) included. Ratios: fit
 against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <= 3 at n >= 767).
 
-    python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--repeats R] [--readme]
+    python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--methods ...] [--repeats R] [--readme]
+    python figures/certified_speed.py --sizes --full --methods newton --repeats 1   # n = 9298 alone
     python figures/certified_speed.py --diagnose [--sizes 767]
 
 ``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
@@ -62,14 +63,14 @@ def seconds(call) -> tuple[float, object]:
     return time.perf_counter() - start, out
 
 
-def measure(K0: np.ndarray, y: np.ndarray, repeats: int) -> dict:
+def measure(K0: np.ndarray, y: np.ndarray, repeats: int, methods=METHODS) -> dict:
     """Median seconds of each step on one problem, alternating the steps within each repeat."""
     rows = []
     for _ in range(repeats):
         row = {"eigh": seconds(lambda: scipy.linalg.eigh(K0))[0],
                "denoise fit": seconds(lambda: SpectrumSVC("denoise", C=C).fit(K0, y))[0],
                "fit 1e-3": seconds(lambda: IndefiniteSVC(C=C, rho=RHO, tol=1e-3).fit(K0, y))[0]}
-        for method in METHODS:
+        for method in methods:
             spent, result = seconds(lambda: solve(SVMProblem(K0, y, C=C, rho=RHO), method, tol=1e-6,
                                                   max_iter=100_000, time_limit=600))
             row[f"{method} 1e-6"] = spent if result.status == "optimal" else np.nan
@@ -78,13 +79,13 @@ def measure(K0: np.ndarray, y: np.ndarray, repeats: int) -> dict:
     return pd.DataFrame(rows).median().to_dict()
 
 
-def table(sizes, full: bool, repeats: int) -> pd.DataFrame:
+def table(sizes, full: bool, repeats: int, methods=METHODS) -> pd.DataFrame:
     rows = []
     for n in list(sizes) + ([None] if full else []):
         K0, y = problem_data(n)
-        row = {"n": len(y), **measure(K0, y, repeats if n is not None else 1)}
+        row = {"n": len(y), **measure(K0, y, repeats if n is not None else 1, methods)}
         row["fit / denoise"] = row["fit 1e-3"] / row["denoise fit"]
-        for method in METHODS:
+        for method in methods:
             row[f"{method} / eigh"] = row[f"{method} 1e-6"] / row["eigh"]
         rows.append(row)
         print(pd.DataFrame([row]).to_string(index=False, float_format=lambda x: f"{x:.3g}"), flush=True)
@@ -112,14 +113,14 @@ def diagnose(n: int) -> None:
                                                                r"_update|_secular_roots|spectrum|\(fit\)", 14)
 
 
-def markdown(frame: pd.DataFrame) -> str:
+def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
     head = ("| n | eigh (s) | denoise fit (s) | IndefiniteSVC fit 1e-3 (s) | fit / denoise | "
-            + " | ".join(f"{m} 1e-6 (s, iterations) | {m} / eigh" for m in METHODS) + " |")
-    lines = [head, "|" + "---|" * (5 + 2 * len(METHODS))]
+            + " | ".join(f"{m} 1e-6 (s, iterations) | {m} / eigh" for m in methods) + " |")
+    lines = [head, "|" + "---|" * (5 + 2 * len(methods))]
     for _, r in frame.iterrows():
         cells = [f"{int(r.n)}", f"{r.eigh:.2f}", f"{r['denoise fit']:.2f}", f"{r['fit 1e-3']:.2f}",
                  f"{r['fit / denoise']:.1f}"]
-        for m in METHODS:
+        for m in methods:
             cells += [f"{r[f'{m} 1e-6']:.2f} ({int(r[f'{m} iterations'])})", f"{r[f'{m} / eigh']:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -127,8 +128,10 @@ def markdown(frame: pd.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES),
+                        help="subset sizes (none with --full: only n = 9298, in its own table)")
     parser.add_argument("--full", action="store_true", help="add n = 9298 (USPS digit 0 against the rest)")
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--readme", action="store_true", help="put the table into README.md")
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
@@ -137,13 +140,16 @@ def main() -> None:
     if args.diagnose:
         diagnose(args.sizes[0])
         return
-    frame = table(args.sizes, args.full, args.repeats)
-    frame.to_csv(HERE / "certified_speed.csv", index=False)
-    print(markdown(frame))
+    frame = table(args.sizes, args.full, args.repeats, args.methods)
+    name = "certified-speed" if args.sizes else "certified-speed-full"
+    frame.to_csv(HERE / f"{name.replace('-', '_')}.csv", index=False)
+    print(markdown(frame, args.methods))
     if args.readme:
         command = "python figures/certified_speed.py " + " ".join(
-            [f"--sizes {' '.join(map(str, args.sizes))}", f"--repeats {args.repeats}"] + (["--full"] if args.full else []))
-        update_readme_block(HERE.parent / "README.md", "certified-speed", markdown(frame), command)
+            [f"--sizes {' '.join(map(str, args.sizes))}".rstrip(), f"--repeats {args.repeats}"]
+            + (["--full"] if args.full else []) + ([f"--methods {' '.join(args.methods)}"]
+                                                    if list(args.methods) != list(METHODS) else []))
+        update_readme_block(HERE.parent / "README.md", name, markdown(frame, args.methods), command)
 
 
 if __name__ == "__main__":
