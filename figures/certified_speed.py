@@ -13,11 +13,13 @@ against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <
     python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--methods ...] [--repeats R] [--readme]
     python figures/certified_speed.py --sizes --full --methods newton --repeats 1   # n = 9298 alone
     python figures/certified_speed.py --diagnose [--sizes 767]
+    python figures/certified_speed.py --threads [--sizes 767]
 
 ``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
 run) after 20, 40 and 60 apg iterations and after 3 to 8 Newton iterations: the lower bound f(α),
 the free upper bound, the refined one and libsvm's fixed-kernel bound (the best any refinement can
-reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``.
+reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``. ``--threads`` times Hessian–vector
+products with BLAS on all its threads and on one (why projected Newton limits BLAS).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from indkernel import IndefiniteSVC, SVMProblem, solve
 from indkernel.baselines import SpectrumSVC
@@ -65,7 +68,7 @@ def seconds(call) -> tuple[float, object]:
 
 def measure(K0: np.ndarray, y: np.ndarray, repeats: int, methods=METHODS) -> dict:
     """Median seconds of each step on one problem, alternating the steps within each repeat."""
-    rows = []
+    rows, statuses = [], {}
     for _ in range(repeats):
         row = {"eigh": seconds(lambda: scipy.linalg.eigh(K0))[0],
                "denoise fit": seconds(lambda: SpectrumSVC("denoise", C=C).fit(K0, y))[0],
@@ -77,8 +80,9 @@ def measure(K0: np.ndarray, y: np.ndarray, repeats: int, methods=METHODS) -> dic
             row[f"{method} iterations"] = result.iterations
             row[f"{method} seconds"] = spent  # also when it stopped short (at the round-off floor)
             row[f"{method} reached"] = result.gap / result.scale
+            statuses[f"{method} status"] = result.status  # of the last repeat
         rows.append(row)
-    return pd.DataFrame(rows).median().to_dict()
+    return {**pd.DataFrame(rows).median().to_dict(), **statuses}
 
 
 def table(sizes, full: bool, repeats: int, methods=METHODS) -> pd.DataFrame:
@@ -115,6 +119,19 @@ def diagnose(n: int) -> None:
                                                                r"_update|_secular_roots|spectrum|\(fit\)", 14)
 
 
+def threads(n: int, products: int = 50) -> None:
+    """The thread rule of projected Newton: ms per Hessian–vector product near the optimum, with
+    BLAS on all its threads and on one (the products run on numba's threads), alternated."""
+    K0, y = problem_data(n)
+    problem = SVMProblem(K0, y, C=C, rho=RHO)
+    hessian = problem.hessian(solve(problem, "newton", tol=1e-3).alpha)
+    v = np.ones(len(y))
+    for limit in (None, 1) * 3:
+        with threadpool_limits(limits=limit, user_api="blas"):
+            spent = seconds(lambda: [hessian @ v for _ in range(products)])[0]
+        print(f"n = {n}, BLAS threads {'all' if limit is None else limit}: {1e3 * spent / products:.2f} ms per product")
+
+
 def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
     head = ("| n | eigh (s) | denoise fit (s) | IndefiniteSVC fit 1e-3 (s) | fit / denoise | "
             + " | ".join(f"{m} 1e-6 (s, iterations) | {m} / eigh" for m in methods) + " |")
@@ -124,7 +141,7 @@ def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
                  f"{r['fit / denoise']:.1f}"]
         for m in methods:
             if np.isnan(r[f"{m} 1e-6"]):  # say where it stopped instead of "nan"
-                cells += [f"stopped at {r[f'{m} reached']:.1e} after {r[f'{m} seconds']:.1f} "
+                cells += [f"{r[f'{m} status']} at {r[f'{m} reached']:.1e} after {r[f'{m} seconds']:.1f} "
                           f"({int(r[f'{m} iterations'])})", f"({r[f'{m} seconds'] / r.eigh:.1f})"]
             else:
                 cells += [f"{r[f'{m} 1e-6']:.2f} ({int(r[f'{m} iterations'])})", f"{r[f'{m} / eigh']:.1f}"]
@@ -141,10 +158,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--readme", action="store_true", help="put the table into README.md")
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
+    parser.add_argument("--threads", action="store_true", help="Newton's BLAS thread rule at the first size")
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
-    if args.diagnose:
-        diagnose(args.sizes[0])
+    if args.diagnose or args.threads:
+        (diagnose if args.diagnose else threads)(args.sizes[0])
         return
     frame = table(args.sizes, args.full, args.repeats, args.methods)
     name = "certified-speed" if args.sizes else "certified-speed-full"

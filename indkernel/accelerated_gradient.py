@@ -40,23 +40,10 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
         f_y, g_y = problem.objective(y), problem.gradient(y)
         if not run.finite(np.append(g_y, f_y), "the objective or gradient"):
             return
-        for _ in range(MAX_BACKTRACKS):
-            trial = y + g_y / L
-            if not run.finite(trial, "the gradient step") or run.stop_for_time():
-                return
-            x_new = problem.project(trial)
-            step = x_new - y
-            f_new = problem.objective(x_new)
-            if not run.finite(f_new, "the objective"):
-                return
-            noise = problem.objective_roundoff(y) + problem.objective_roundoff(x_new)
-            if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise:
-                break
-            L *= 2.0
-        else:
-            run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
-                     f"(L = {L:.3g}): the objective is not smooth at this scale")
+        found = gradient_projection_step(problem, run, y, f_y, g_y, L)
+        if found is None:
             return
+        x_new, f_new, L = found
         if run.observe(x_new):
             return
         if g_y @ (x_new - x) < 0 or f_new < f_x:  # adaptive restart
@@ -65,3 +52,26 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
             momentum_next = (1 + np.sqrt(1 + 4 * momentum ** 2)) / 2
             y = x_new + (momentum - 1) / momentum_next * (x_new - x)  # f is defined off A too
         x, f_x, momentum, L = x_new, f_new, momentum_next, max(0.9 * L, L_floor)
+
+
+def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: np.ndarray, L: float):
+    """``(x⁺, f(x⁺), L)`` with ``x⁺ = p_A(y + ∇f(y)/L)``, doubling L until
+    ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` up to the round-off of both values; None
+    once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
+    Each try is one oracle call."""
+    noise_y = problem.objective_roundoff(y)
+    for _ in range(MAX_BACKTRACKS):
+        trial = y + g_y / L
+        if not run.finite(trial, "the gradient step") or run.stop_for_time():
+            return None
+        x_new = problem.project(trial)
+        step = x_new - y
+        f_new = problem.objective(x_new)
+        if not run.finite(f_new, "the objective"):
+            return None
+        if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise_y - problem.objective_roundoff(x_new):
+            return x_new, f_new, L
+        L *= 2.0
+    run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
+             f"(L = {L:.3g}): the objective is not smooth at this scale")
+    return None

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .accelerated_gradient import gradient_projection_step
 from .tracking import Run, _positive_int
 
-#: Doublings of L in one backtracking search before the run stops (as the accelerated method).
-MAX_BACKTRACKS = 200
 #: Halvings of the Newton step in one projected search before it gives up and keeps the gradient
 #: projection point (a Newton step that must shrink more is not worth its oracle calls), and
 #: doublings at most while f keeps growing.
@@ -65,7 +64,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
     if prepare is not None:
         prepare()  # the eigendecomposition of K0, on every BLAS thread
     # then BLAS on one thread: the products run on numba's threads, which BLAS threads left
-    # spinning after a call slow down (the README's certified-speed section measures the rule)
+    # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with threadpool_limits(limits=1, user_api="blas"):
         if not run.observe(x):
             _iterate(problem, run, x, cg_steps)
@@ -73,7 +72,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
 
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
     """The loop of :func:`projected_newton` from the certified point x."""
-    lo, hi = problem._lo, problem._hi
+    lo, hi = problem.feasible_set[2:]
     curvature = problem.curvature_estimate()
     L_floor, shift = curvature * 1e-12, SHIFT * curvature
     first_residual, previous = None, None
@@ -81,7 +80,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
     f_x = problem.objective(x)
     L = max(_curvature_along_gradient(problem, x), L_floor)
     for _ in run.iterations():
-        g, noise_x = problem.gradient(x), problem.objective_roundoff(x)
+        g = problem.gradient(x)
         if not run.finite(np.append(g, f_x), "the objective or gradient"):
             return
         if previous is not None:  # 1/L from the curvature along the last step (Barzilai–Borwein)
@@ -90,19 +89,10 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
                 L = max(-float(s @ dg) / float(s @ s), L_floor)
         previous = x, g
         # 1. the gradient projection step, L by backtracking
-        for _ in range(MAX_BACKTRACKS):
-            x_c = problem.project(x + g / L)
-            step = x_c - x
-            f_c = problem.objective(x_c)
-            if not run.finite(f_c, "the objective") or run.stop_for_time():
-                return
-            if f_c >= f_x + g @ step - 0.5 * L * (step @ step) - noise_x - problem.objective_roundoff(x_c):
-                break
-            L *= 2.0
-        else:
-            run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
-                     f"(L = {L:.3g}): the objective is not smooth at this scale")
+        found = gradient_projection_step(problem, run, x, f_x, g, L)
+        if found is None:
             return
+        x_c, f_c, L = found
         # 2. the Newton direction on the face of x_c
         g_c = problem.gradient(x_c)
         direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift, radius,
@@ -122,7 +112,7 @@ def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residu
     """``(δ, ‖r₀‖)``: truncated CG on ``(-∇²f(x) + μI)δ = ∇f(x)`` over the free variables and the
     hyperplane ``aᵀδ = 0`` (zero outside ``free``)."""
     direction = np.zeros(problem.dim)
-    a = problem._a[free]
+    a = problem.feasible_set[0][free]
     if a.size < 2:
         return direction, 0.0
     aa = float(a @ a)
@@ -208,7 +198,7 @@ def _projected_search(problem, x, f_x, g, direction):
 def _curvature_along_gradient(problem, x) -> float:
     """``-ĝᵀ∇²f(x)ĝ / ĝᵀĝ`` for the gradient ĝ within the hyperplane: the first step's 1/L (one
     Hessian–vector product; backtracking corrects it)."""
-    a = problem._a
+    a = problem.feasible_set[0]
     g = problem.gradient(x)
     g = g - a * (float(a @ g) / float(a @ a))
     gg = float(g @ g)
