@@ -2,7 +2,9 @@
 ===========================================================
 
 What a certified solution costs against the baseline a user would pick (issue "Certified at the
-cost of one eigendecomposition"), in one process, medians of ``--repeats`` runs.
+cost of one eigendecomposition"), in one process, medians of ``--repeats`` runs, each timed step
+after a quarter second of rest (``REST``: BLAS threads left spinning by the step before would
+otherwise slow the next one; ``--threads`` measures it).
 
 USPS 3 vs 5, Simpson kernel, C = 10, ρ = 1, random subsets of n points (n > 1540: of all USPS,
 digit 3 against the rest; ``--full``: n = 9298, digit 0 against the rest). Per n: one ``eigh`` of K0; ``SpectrumSVC("denoise").fit`` (clip the
@@ -13,13 +15,15 @@ against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <
     python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--methods ...] [--repeats R] [--readme]
     python figures/certified_speed.py --sizes --full --methods newton --repeats 1   # n = 9298 alone
     python figures/certified_speed.py --diagnose [--sizes 767]
-    python figures/certified_speed.py --threads [--sizes 767]
+    python figures/certified_speed.py --threads [--sizes 767 1000 1300 1540]
 
 ``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
 run) after 20, 40 and 60 apg iterations and after 3 to 8 Newton iterations: the lower bound f(α),
 the free upper bound, the refined one and libsvm's fixed-kernel bound (the best any refinement can
 reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``. ``--threads`` times Hessian–vector
-products with BLAS on all its threads and on one (why projected Newton limits BLAS).
+products with BLAS on all its threads and on one (why projected Newton limits BLAS), and per size
+the eigendecomposition of K0 on all BLAS threads and on one, with the Newton solve right after it
+(why it runs on one thread below ``indkernel.proxy.EIGH_THREADS_FROM`` rows).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from indkernel import IndefiniteSVC, SVMProblem, solve
+from indkernel import IndefiniteSVC, SVMProblem, proxy, solve
 from indkernel.baselines import SpectrumSVC
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
@@ -60,22 +64,30 @@ def problem_data(n: int | None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return simpson(X[pick]), y[pick]
 
 
-def seconds(call) -> tuple[float, object]:
+#: Seconds of rest before each step that ``measure`` times: OpenBLAS's threads keep spinning for
+#: about 0.1 s after a multi-threaded call and slow whatever runs next on this 2-core machine
+#: (``--threads``), so every step starts from the same quiet state, not from its predecessor's.
+REST = 0.25
+
+
+def seconds(call, rest: float = 0.0) -> tuple[float, object]:
+    time.sleep(rest)
     start = time.perf_counter()
     out = call()
     return time.perf_counter() - start, out
 
 
 def measure(K0: np.ndarray, y: np.ndarray, repeats: int, methods=METHODS) -> dict:
-    """Median seconds of each step on one problem, alternating the steps within each repeat."""
+    """Median seconds of each step on one problem, alternating the steps within each repeat, each
+    after :data:`REST` seconds of rest."""
     rows, statuses = [], {}
     for _ in range(repeats):
-        row = {"eigh": seconds(lambda: scipy.linalg.eigh(K0))[0],
-               "denoise fit": seconds(lambda: SpectrumSVC("denoise", C=C).fit(K0, y))[0],
-               "fit 1e-3": seconds(lambda: IndefiniteSVC(C=C, rho=RHO, tol=1e-3).fit(K0, y))[0]}
+        row = {"eigh": seconds(lambda: scipy.linalg.eigh(K0), REST)[0],
+               "denoise fit": seconds(lambda: SpectrumSVC("denoise", C=C).fit(K0, y), REST)[0],
+               "fit 1e-3": seconds(lambda: IndefiniteSVC(C=C, rho=RHO, tol=1e-3).fit(K0, y), REST)[0]}
         for method in methods:
             spent, result = seconds(lambda: solve(SVMProblem(K0, y, C=C, rho=RHO), method, tol=1e-6,
-                                                  max_iter=100_000, time_limit=600))
+                                                  max_iter=100_000, time_limit=600), REST)
             row[f"{method} 1e-6"] = spent if result.status == "optimal" else np.nan
             row[f"{method} iterations"] = result.iterations
             row[f"{method} seconds"] = spent  # also when it stopped short (at the round-off floor)
@@ -119,17 +131,30 @@ def diagnose(n: int) -> None:
                                                                r"_update|_secular_roots|spectrum|\(fit\)", 14)
 
 
-def threads(n: int, products: int = 50) -> None:
-    """The thread rule of projected Newton: ms per Hessian–vector product near the optimum, with
-    BLAS on all its threads and on one (the products run on numba's threads), alternated."""
-    K0, y = problem_data(n)
+def threads(sizes, products: int = 50) -> None:
+    """The thread rules. At the first size, projected Newton's: ms per Hessian–vector product near
+    the optimum with BLAS on all its threads and on one (the products run on numba's threads),
+    alternated. At every size, the eigendecomposition's (``indkernel.proxy.EIGH_THREADS_FROM``):
+    the eigh of K0 on all BLAS threads or on one, then the first Newton solve to 1e-3 right after."""
+    K0, y = problem_data(sizes[0])
     problem = SVMProblem(K0, y, C=C, rho=RHO)
     hessian = problem.hessian(solve(problem, "newton", tol=1e-3).alpha)
     v = np.ones(len(y))
     for limit in (None, 1) * 3:
         with threadpool_limits(limits=limit, user_api="blas"):
             spent = seconds(lambda: [hessian @ v for _ in range(products)])[0]
-        print(f"n = {n}, BLAS threads {'all' if limit is None else limit}: {1e3 * spent / products:.2f} ms per product")
+        print(f"n = {sizes[0]}, BLAS threads {'all' if limit is None else limit}: {1e3 * spent / products:.2f} ms per product")
+    rule = proxy.EIGH_THREADS_FROM
+    for n in sizes:
+        K0, y = problem_data(n)
+        for one_thread in (False, True) * 3:
+            proxy.EIGH_THREADS_FROM = np.inf if one_thread else 0
+            problem = SVMProblem(K0, y, C=C, rho=RHO)
+            setup = seconds(problem.oracle.prepare)[0]
+            spent = seconds(lambda: solve(problem, "newton", tol=1e-3))[0]
+            print(f"n = {n}, eigh of K0 on {'one BLAS thread' if one_thread else 'all BLAS threads'}: "
+                  f"eigh {setup:.3f} s, then newton 1e-3 {spent:.3f} s, together {setup + spent:.3f} s")
+    proxy.EIGH_THREADS_FROM = rule
 
 
 def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
@@ -158,11 +183,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--readme", action="store_true", help="put the table into README.md")
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
-    parser.add_argument("--threads", action="store_true", help="Newton's BLAS thread rule at the first size")
+    parser.add_argument("--threads", action="store_true", help="the BLAS thread rules: Newton's at the first size, the "
+                        "eigendecomposition's at every size")
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
     if args.diagnose or args.threads:
-        (diagnose if args.diagnose else threads)(args.sizes[0])
+        diagnose(args.sizes[0]) if args.diagnose else threads(args.sizes)
         return
     frame = table(args.sizes, args.full, args.repeats, args.methods)
     name = "certified-speed" if args.sizes else "certified-speed-full"

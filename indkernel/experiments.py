@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.stats
+from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
@@ -76,6 +78,14 @@ SIGMOID_GRID = [(scale, r) for scale in (0.1, 1.0) for r in (-1.0, 0.0, 1.0)]  #
 QUICK_SIZE = 120
 #: The certified relative gap each Indefinite SVM / PerturbSVM fit is solved to.
 FIT_TOL = 1e-4
+#: Random splits of the whole protocol by default: ``indkernel tables`` (full) and ``--quick``.
+SPLITS = {"full": 10, "quick": 2}
+#: Minutes one split of the whole protocol took on this project's 2-core machine, per mode, for
+#: the estimate printed before a run (full: the last full single-split run, with the accelerated
+#: gradient then the default method, so an upper estimate).
+MINUTES_PER_SPLIT = {"full": 29.9, "quick": 0.5}
+#: A paired difference across splits counts as significant below this p-value (two-sided t-test).
+SIGNIFICANCE = 0.05
 
 
 @dataclass
@@ -238,29 +248,75 @@ def gen_performance_perturb(names, *, quick: bool = False, data_dir=None, n_jobs
 
 
 def performance_markdown(table: pd.DataFrame) -> str:
-    """``table:gen_performance`` as markdown: ours, then the paper's in parentheses."""
+    """``table:gen_performance`` as markdown: ours (mean ± sd over the splits of its ``split``
+    column), then the paper's in parentheses, marked ✓ inside the range of our splits, ✗ outside."""
     lines = ["| data set | measure | " + " | ".join(METHODS) + " |", "|" + " --- |" * (2 + len(METHODS))]
     for name, group in table.groupby("dataset", sort=False):
-        by_method = group.set_index("method")
         paper = PAPER_PERFORMANCE.get(name)
         for m, measure in enumerate(MEASURES):
-            cells = [_cell(by_method.loc[method, measure] if method in by_method.index else None,
-                           paper[k][m] if paper else None) for k, method in enumerate(METHODS)]
+            cells = [_split_cell(group.loc[group.method == method, measure], paper[k][m] if paper else None)
+                     for k, method in enumerate(METHODS)]
             lines.append(f"| {name} | {measure} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def perturb_markdown(table: pd.DataFrame) -> str:
-    """``table:gen_performance_perturbSVM`` as markdown: ours (paper's)."""
+    """``table:gen_performance_perturbSVM`` as markdown: ours (paper's), as :func:`performance_markdown`."""
     columns = [("unperturbed", "SVM"), ("unperturbed", "PerturbSVM"), ("noisy", "SVM"), ("noisy", "PerturbSVM")]
     lines = ["| data set | measure | " + " | ".join(f"{m} ({d})" for d, m in columns) + " |",
              "|" + " --- |" * (2 + len(columns))]
     for name, group in table.groupby("dataset", sort=False):
-        indexed = group.set_index(["data", "method"])
         paper = PAPER_PERTURB.get(name)
         for m, measure in enumerate(MEASURES):
-            cells = [_cell(indexed.loc[key, measure], paper[k][m] if paper else None) for k, key in enumerate(columns)]
+            cells = [_split_cell(group.loc[(group.data == data) & (group.method == method), measure],
+                                 paper[k][m] if paper else None) for k, (data, method) in enumerate(columns)]
             lines.append(f"| {name} | {measure} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _split_cell(values: pd.Series, paper) -> str:
+    """One value as ``_cell``; several (one per split) as ``mean ± sd``, the paper's value marked
+    ✓ if it lies within our smallest and largest, ✗ if not."""
+    if len(values) <= 1:
+        return _cell(values.iloc[0] if len(values) else None, paper)
+    text = f"{values.mean():.2f} ± {values.std():.2f}"
+    if paper is None:
+        return text
+    return f"{text} ({paper:.2f} {'✓' if values.min() <= paper <= values.max() else '✗'})"
+
+
+def paired_comparison(performance: pd.DataFrame, perturb: pd.DataFrame | None = None,
+                      measure: str = "average") -> pd.DataFrame:
+    """Per data set, Indefinite SVM against each baseline (and PerturbSVM against the SVM, on
+    unperturbed and noisy data) over the splits: the mean and standard deviation of the paired
+    difference of ``measure`` and the two-sided paired t-test's p-value (NaN with one split or
+    where every difference is zero), significant below :data:`SIGNIFICANCE`."""
+    pairs = [(name, "Indefinite SVM", baseline, group.pivot(index="split", columns="method", values=measure))
+             for name, group in performance.groupby("dataset", sort=False) for baseline in METHODS[:-1]]
+    if perturb is not None:
+        pairs += [(f"{name} ({data})", "PerturbSVM", "SVM", group.pivot(index="split", columns="method", values=measure))
+                  for (name, data), group in perturb.groupby(["dataset", "data"], sort=False)]
+    rows = []
+    for name, method, baseline, wide in pairs:
+        difference = wide[method] - wide[baseline]
+        p_value = np.nan
+        if len(difference) > 1 and difference.std() > 0:
+            p_value = float(scipy.stats.ttest_rel(wide[method], wide[baseline]).pvalue)
+        rows.append(dict(dataset=name, method=method, baseline=baseline, splits=len(difference),
+                         mean_difference=difference.mean(), sd=difference.std(), p_value=p_value,
+                         significant=bool(p_value < SIGNIFICANCE)))
+    return pd.DataFrame(rows)
+
+
+def comparison_markdown(comparison: pd.DataFrame) -> str:
+    """The paired comparison as markdown, significant differences in bold."""
+    lines = ["| data set | method − baseline | mean difference | sd | p (paired t) |", "|" + " --- |" * 5]
+    for row in comparison.itertuples():
+        difference = f"{row.mean_difference:+.2f}"
+        if row.significant:
+            difference = f"**{difference}**"
+        p_value = "—" if np.isnan(row.p_value) else f"{row.p_value:.3f}"
+        lines.append(f"| {row.dataset} | {row.method} − {row.baseline} | {difference} | {row.sd:.2f} | {p_value} |")
     return "\n".join(lines)
 
 
@@ -280,43 +336,91 @@ def _cell(ours, paper, fmt: str = ".2f") -> str:
     return text if paper is None else f"{text} ({format(paper, fmt)})"
 
 
+def one_split(seed: int, *, performance_sets, perturb_sets, quick: bool, data_dir, n_jobs, progress=None
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The whole protocol (split, cross-validation, refit, test) on the split ``seed`` of every data
+    set: the performance, data-stats and perturbation tables, each with a ``split`` column."""
+    options = dict(quick=quick, data_dir=data_dir, n_jobs=n_jobs, seed=seed, progress=progress)
+    performance, stats = gen_performance(performance_sets, **options)
+    perturb = gen_performance_perturb(perturb_sets, **options)
+    return performance.assign(split=seed), stats.assign(split=seed), perturb.assign(split=seed)
+
+
 def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int | None = 2, data_dir=None,
-                 quiet: bool = False, performance_sets=None, perturb_sets=None) -> dict:
-    """Run the three tables and write ``data_stats.csv``, ``gen_performance.csv``,
-    ``gen_performance_perturbSVM.csv`` and ``tables.md`` (ours with the paper's in parentheses, the
-    command and the run time) into ``out``; return the DataFrames and the markdown."""
+                 quiet: bool = False, performance_sets=None, perturb_sets=None, splits: int | None = None) -> dict:
+    """Run the three tables over ``splits`` random splits (default :data:`SPLITS`) and write
+    ``data_stats.csv``, ``gen_performance.csv``, ``gen_performance_perturbSVM.csv`` (one row per
+    split), ``paired_comparison.csv`` and ``tables.md`` (mean ± sd with the paper's numbers in
+    parentheses, the paired comparison, the command and the run time) into ``out``; return the
+    DataFrames and the markdown.
+
+    With one split the cross-validation fits run in parallel (``n_jobs``); with several, the
+    splits do (joblib, each split's fits on one process). An estimate of the run time is printed
+    first (:data:`MINUTES_PER_SPLIT`).
+    """
     out = Path(out)
+    mode = "quick" if quick else "full"
+    splits = SPLITS[mode] if splits is None else splits
+    if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 1:
+        raise ValueError(f"splits must be a positive number of random splits (10 for the full reproduction); got {splits!r}")
     if performance_sets is None:
         performance_sets = DIGITS_PERFORMANCE_SETS if digits else PERFORMANCE_SETS
     if perturb_sets is None:
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
+    parallel = 1 if splits == 1 else min(splits, _workers(n_jobs))
+    if not quiet:
+        estimate = MINUTES_PER_SPLIT[mode] * splits / parallel
+        print(f"tables: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
+              f"(one {mode} split took {MINUTES_PER_SPLIT[mode]:g} min on a 2-core machine)", flush=True)
     started = time.perf_counter()
-    bar = tqdm(total=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets), disable=quiet, desc="tables")
+    sets = dict(performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick, data_dir=data_dir)
+    if splits == 1:
+        bar = tqdm(total=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets), disable=quiet, desc="tables")
 
-    def progress(step: str) -> None:
-        bar.set_postfix_str(step)
-        bar.update()
+        def progress(step: str) -> None:
+            bar.set_postfix_str(step)
+            bar.update()
 
-    options = dict(quick=quick, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
-    performance, stats = gen_performance(performance_sets, **options)
-    perturb = gen_performance_perturb(perturb_sets, **options)
-    bar.close()
+        parts = [one_split(0, n_jobs=n_jobs, progress=progress, **sets)]
+        bar.close()
+    else:
+        jobs = Parallel(n_jobs=parallel, return_as="generator_unordered")(
+            delayed(one_split)(seed, n_jobs=1, **sets) for seed in range(splits))
+        parts = list(tqdm(jobs, total=splits, disable=quiet, desc="tables (splits)"))
+    performance, stats, perturb = (pd.concat(frames, ignore_index=True).sort_values("split", kind="stable")
+                                   for frames in zip(*parts, strict=True))
+    comparison = paired_comparison(performance, perturb)
     minutes = (time.perf_counter() - started) / 60
     out.mkdir(parents=True, exist_ok=True)
     stats.to_csv(out / "data_stats.csv", index=False)
     performance.to_csv(out / "gen_performance.csv", index=False)
     perturb.to_csv(out / "gen_performance_perturbSVM.csv", index=False)
-    command = "indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
+    comparison.to_csv(out / "paired_comparison.csv", index=False)
+    command = ("indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
+               + f" --splits {splits}")
+    over = (f"mean ± standard deviation over {splits} random splits, the paper's number in parentheses, "
+            "✓ where it lies within the range of our splits and ✗ where not" if splits > 1
+            else "our numbers, the paper's in parentheses")
     markdown = "\n\n".join([
-        f"Made by `{command}` (or `python figures/tables.py`) in {minutes:.1f} minutes on 2 cores "
-        f"(n_jobs={n_jobs}). Our numbers, the paper's in parentheses. Protocol: random split of the paper's "
-        "sizes, 5-fold cross-validation on the training part over C, ρ and the similarity's parameters scored "
-        "by (accuracy + recall)/2, refit, one test; every fit weights the classes as the authors' code; "
-        f"Indefinite SVM and PerturbSVM are solved to a certified relative gap of {FIT_TOL:g}, and Indefinite "
-        "SVM classifies the test points with the paper's transductive rule.",
-        "### table:data_stats\n\n" + stats_markdown(stats),
+        f"Made by `{command}` in {minutes:.1f} minutes on 2 cores (n_jobs={n_jobs}): {over}. Protocol per "
+        "split: a random split of the paper's sizes, 5-fold cross-validation on the training part over C, ρ and "
+        "the similarity's parameters scored by (accuracy + recall)/2, refit, one test; every fit weights the "
+        f"classes as the authors' code; Indefinite SVM and PerturbSVM are solved to a certified relative gap of "
+        f"{FIT_TOL:g}, and Indefinite SVM classifies the test points with the paper's transductive rule.",
+        "### table:data_stats\n\n(the first split's chosen similarity)\n\n" + stats_markdown(stats[stats.split == 0]),
         "### table:gen_performance\n\n" + performance_markdown(performance),
         "### table:gen_performance_perturbSVM\n\n" + perturb_markdown(perturb),
+        f"### Paired comparison over the splits\n\n(accuracy + recall)/2 of the method minus the baseline's; in "
+        f"bold where the two-sided paired t-test gives p < {SIGNIFICANCE:g}.\n\n" + comparison_markdown(comparison),
     ])
     (out / "tables.md").write_text(markdown + "\n")
-    return dict(performance=performance, stats=stats, perturb=perturb, markdown=markdown)
+    return dict(performance=performance, stats=stats, perturb=perturb, comparison=comparison, markdown=markdown)
+
+
+def _workers(n_jobs: int | None) -> int:
+    """joblib's number of workers for ``n_jobs`` (None: 1; -1: every CPU)."""
+    from joblib import cpu_count
+
+    if n_jobs is None:
+        return 1
+    return n_jobs if n_jobs > 0 else max(cpu_count() + 1 + n_jobs, 1)

@@ -20,6 +20,7 @@ from functools import cached_property
 import numba
 import numpy as np
 import scipy.linalg
+from threadpoolctl import threadpool_limits
 
 from . import rank_one
 
@@ -130,6 +131,12 @@ def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float)
     return lambda q: diagonal * q + sigma * p * gamma(p * q)
 
 
+#: From this many rows the eigendecomposition of K0 runs on every BLAS thread, below on one: there
+#: it is as fast on one, and BLAS threads left spinning after a multi-threaded call slow the next
+#: ~0.1 s of the rank-one oracle's numba threads (``python figures/certified_speed.py --threads``).
+EIGH_THREADS_FROM = 1300
+
+
 class EighProxy:
     """Proxy oracle by a dense symmetric eigendecomposition of ``A = K0 + σuuᵀ`` per point.
 
@@ -146,8 +153,10 @@ class EighProxy:
 
     @cached_property
     def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending."""
-        return scipy.linalg.eigh(self.K0)
+        """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending; on one BLAS thread below
+        :data:`EIGH_THREADS_FROM` rows."""
+        with threadpool_limits(limits=1 if self.K0.shape[0] < EIGH_THREADS_FROM else None, user_api="blas"):
+            return scipy.linalg.eigh(self.K0)
 
     @property
     def norm(self) -> float:

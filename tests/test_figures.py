@@ -3,6 +3,7 @@
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 FIGURES = Path(__file__).resolve().parent.parent / "figures"
@@ -63,16 +64,32 @@ def test_thread_rule_measurement_restores_the_rule():
 
 
 def test_tables_quick_on_digits(tmp_path):
-    """The three tables end to end on the embedded digits: every method and data set has a row,
-    the files are written, and the markdown puts the paper's numbers beside ours where it has them."""
+    """The three tables end to end on the embedded digits over two random splits: every method,
+    data set and split has a row, the files are written, the cells are mean ± sd, and the paired
+    comparison agrees with a t statistic computed by hand from the per-split table."""
+    from scipy.stats import t as student
+
     result = load("tables").main(quick=True, digits=True, out=tmp_path, quiet=True)
     performance = result["performance"]
-    assert len(performance) == 6 * 3 and performance[["accuracy", "recall", "average"]].notna().all().all()
-    assert (performance.accuracy > 80).all(), performance
+    assert len(performance) == 6 * 3 * 2 and performance[["accuracy", "recall", "average"]].notna().all().all()
+    assert set(performance.split) == {0, 1} and (performance.accuracy > 80).all(), performance
     assert set(result["perturb"].data) == {"unperturbed", "noisy"}
-    assert {p.name for p in tmp_path.iterdir()} == {"data_stats.csv", "gen_performance.csv",
+    assert {p.name for p in tmp_path.iterdir()} == {"data_stats.csv", "gen_performance.csv", "paired_comparison.csv",
                                                     "gen_performance_perturbSVM.csv", "tables.md"}
     assert (result["stats"].lambda_min < 0).all()  # Simpson and tangent distance are indefinite
+    assert " ± " in result["markdown"] and "--splits 2" in result["markdown"]
+    comparison = result["comparison"]
+    assert len(comparison) == 3 * 5 + 2 * 2  # 3 data sets x 5 baselines, 2 perturbed sets x 2 kinds of data
+    for row in comparison[comparison.method == "Indefinite SVM"].itertuples():
+        group = performance[performance.dataset == row.dataset]
+        d = (group[group.method == row.method].set_index("split").average
+             - group[group.method == row.baseline].set_index("split").average).to_numpy()
+        assert row.mean_difference == pytest.approx(d.mean())
+        if d.std() > 0:
+            t = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
+            assert row.p_value == pytest.approx(2 * student.sf(abs(t), len(d) - 1))
+        else:
+            assert np.isnan(row.p_value) and not row.significant
 
 
 def test_tables_quick_on_the_papers_data(tmp_path):
@@ -85,18 +102,21 @@ def test_tables_quick_on_the_papers_data(tmp_path):
         pytest.skip(f"the paper's data are not in {data_directory()}: set INDKERNEL_DATA to the shared data folder")
     result = load("tables").main(quick=True, out=tmp_path, quiet=True, performance_sets=["german-sig"],
                                  perturb_sets=["USPS-3-5-linear"])
-    assert "| german-sig | accuracy |" in result["markdown"] and "(62.80)" in result["markdown"]
-    assert "(96.25)" in result["markdown"]
+    assert "| german-sig | accuracy |" in result["markdown"] and "(62.80 " in result["markdown"]
+    assert "(96.25 " in result["markdown"]
 
 
 @pytest.mark.slow
 def test_convergence_and_timing_quick(tmp_path):
     """fig:convergence_figures and fig:time_figures on the embedded digits: the CSV holds every run
-    of every method (and nothing else), the PNG is drawn, and the certified gaps never increase within a run."""
+    of every method (and nothing else), the PNG is drawn, the certified gaps never increase within a
+    run, and the suboptimality's reference p̂ is a certified upper bound that some run's lower
+    bound meets to 1e-6."""
     import pandas as pd
 
     pngs = load("paper_figures").main(quick=True, dataset="digits", out=tmp_path, quiet=True)
-    for name, methods in (("convergence", {"pg", "accpm", "apg"}), ("timing", {"pg", "accpm", "exchange", "apg"})):
+    for name, methods in (("convergence", {"pg", "accpm-paper", "accpm", "apg", "newton"}),
+                          ("timing", {"pg", "accpm", "exchange", "apg", "newton"})):
         png = pngs[name]
         assert png.is_file() and png.stat().st_size > 10_000
         table = pd.read_csv(png.with_suffix(".csv"))
@@ -104,7 +124,12 @@ def test_convergence_and_timing_quick(tmp_path):
         keys = [c for c in ("method", "run", "n", "rho") if c in table]
         assert all((group.gap.diff().dropna() <= 1e-12).all() for _, group in table.groupby(keys))
     timing = pd.read_csv(pngs["timing"].with_suffix(".csv"))  # the untimed warm-up solves are not in it
-    assert len(timing.groupby(["method", "n", "rho", "run"])) == 4 * 2 * 2
+    assert len(timing.groupby(["method", "n", "rho", "run"])) == 5 * 2 * 2
+    convergence = pd.read_csv(pngs["convergence"].with_suffix(".csv"))
+    for _, run in convergence.groupby("run"):
+        p_hat = run.p_hat.iloc[0]
+        assert (run.p_hat == p_hat).all() and p_hat <= run.upper.min() and (run.lower <= p_hat).all()
+        assert p_hat - run.lower.max() <= 1e-6 * abs(p_hat)
 
 
 def test_notebook_runs(tmp_path):

@@ -8,12 +8,17 @@ from problems import FACTORIES, reference_optimum, slow_exchange
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, compare, plot_comparison, solve
+from indkernel.accpm import PAPER
 
 #: How close each method's best objective must come to the SDP optimum, relative (the paper's
 #: projected gradient with its t/(k+1) steps is slow near the optimum: it gets a looser target).
-REACH = {"pg": 1e-4, "apg": 1e-5, "newton": 1e-5, "accpm": 1e-5, "exchange": 1e-5, "sdp": 1e-5}
-#: The certified tolerance each method is run with, and its iteration cap.
+REACH = {"pg": 1e-4, "apg": 1e-5, "newton": 1e-5, "accpm": 1e-5, "accpm-paper": 1e-5, "accpm-ellipsoid": 1e-5,
+         "exchange": 1e-5, "sdp": 1e-5}
+#: The certified tolerance each method is run with, its iteration cap and options ("accpm-paper":
+#: the paper's ACCPM; "accpm-ellipsoid": deep cuts with the m-ellipsoid elimination).
 RUN = {"pg": dict(tol=1e-4, max_iter=20_000), "apg": dict(tol=1e-6), "newton": dict(tol=1e-6), "accpm": dict(tol=1e-6),
+       "accpm-paper": dict(tol=1e-6, **PAPER), "accpm-ellipsoid": dict(tol=1e-6, **dict(PAPER, deep_cuts=True,
+                                                                                      drop_redundant=True)),
        "exchange": dict(tol=1e-5), "sdp": dict(tol=1e-6)}
 
 CASES = [("random", n, seed) for n, seed in [(8, 0), (10, 1), (15, 2), (20, 3), (30, 4)]] + [("digits", 24, 5)]
@@ -30,7 +35,7 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
     p_star, alpha_sdp = reference_optimum(kind, n, seed, 2.0, rho)
     K0, y = FACTORIES[kind](n, seed)
     problem = SVMProblem(K0, y, C=2.0, rho=rho)
-    result = solve(problem, method, **RUN[method])
+    result = solve(problem, method.split("-")[0], **RUN[method])
     assert result.status == "optimal", result.stop_reason
     assert abs(result.lower - p_star) <= REACH[method] * abs(p_star)
     h = result.history
@@ -38,7 +43,7 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
     assert np.all(h.lower <= p_star + 2e-6 * abs(p_star))
     assert np.all(np.diff(h.lower) >= 0) and np.all(np.diff(h.upper) <= 0)
     assert result.gap <= RUN[method]["tol"] * result.scale
-    if method == "accpm":
+    if method.startswith("accpm"):
         assert result.details["most_cuts"] <= 3 * n
 
 
@@ -118,13 +123,53 @@ def test_smoothed_gradient_is_the_exact_gradient():
     np.testing.assert_allclose(smoothed.alpha, exact.alpha, atol=1e-8)
 
 
-def test_accpm_reference_center_agrees_with_newton():
+@pytest.mark.parametrize("deep_cuts", [False, True])
+def test_accpm_reference_center_agrees_with_newton(deep_cuts):
     K0, y = FACTORIES["random"](10, 1)
     p = SVMProblem(K0, y, C=2.0, rho=1.0)
-    newton = solve(p, "accpm", tol=1e-4)
-    reference = solve(p, "accpm", tol=1e-4, center="cvxpy")
+    options = dict(PAPER, deep_cuts=deep_cuts)
+    newton = solve(p, "accpm", tol=1e-4, **options)
+    reference = solve(p, "accpm", tol=1e-4, center="cvxpy", **options)
     assert newton.status == reference.status == "optimal"
     assert abs(newton.lower - reference.lower) <= 2e-4 * abs(newton.lower)
+
+
+def test_m_ellipsoid_drops_only_redundant_cuts():
+    """Every cut the m-ellipsoid rule calls redundant at the analytic center is redundant: a linear
+    program over the other constraints (scipy's HiGHS) cannot reach it; and the rule finds some."""
+    from scipy.optimize import linprog
+
+    from indkernel.accpm import _newton_center, box_center, cut_relevance, redundant
+
+    rng = np.random.default_rng(0)
+    n = 6
+    a = np.ones(n) / np.sqrt(n)
+    lo, hi = np.zeros(n), np.ones(n)
+    x = box_center(a, a @ np.full(n, 0.5), lo, hi)
+    G = rng.standard_normal((40, n))
+    G /= np.linalg.norm(G, axis=1, keepdims=True)
+    # near cuts and far ones (the rule is conservative: the ellipsoid's radius grows with m = 52)
+    h = G @ x + np.concatenate([rng.uniform(0.05, 0.5, 20), rng.uniform(5.0, 60.0, 20)])
+    center, factor = _newton_center(x, a, lo, hi, G, h)
+    flagged = redundant(cut_relevance(G, h, center, factor), 2 * n + len(h))
+    assert 0 < flagged.sum() < len(h)
+    for j in np.flatnonzero(flagged):
+        others = np.arange(len(h)) != j
+        lp = linprog(-G[j], A_ub=G[others], b_ub=h[others], A_eq=a[None], b_eq=[a @ center], bounds=list(zip(lo, hi, strict=True)))
+        assert lp.status == 0 and -lp.fun <= h[j] + 1e-9
+
+
+def test_accpm_variants_reach_the_same_optimum_and_refuse_bad_options():
+    K0, y = FACTORIES["digits"](24, 5)
+    p = SVMProblem(K0, y, C=2.0, rho=1.0)
+    results = [solve(p, "accpm", tol=1e-6, **options) for options in
+               (PAPER, {}, dict(PAPER, deep_cuts=True), dict(PAPER, proximal=10.0), dict(PAPER, drop_redundant=True))]
+    assert all(r.status == "optimal" for r in results)
+    assert max(r.lower for r in results) <= min(r.upper for r in results)
+    with pytest.raises(ValueError, match="proximal must be a finite weight >= 0"):
+        solve(p, "accpm", proximal=-1.0)
+    with pytest.raises(ValueError, match="analytic centers only; pass proximal=0"):
+        solve(p, "accpm", center="cvxpy", proximal=1.0)
 
 
 def test_sdp_refuses_large_problems():
