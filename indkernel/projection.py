@@ -35,6 +35,10 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
     ValueError
         If the set is empty (``b`` outside the range of ``aᵀz`` over the box).
     """
+    # z(λ) = clip(x - λa, lo, hi) is unchanged by moving a multiple of a from x into λ: centre x
+    # on the box first, so a common offset far beyond the box (1e16 against a box of 1) does not
+    # round the breakpoints of lo and hi together
+    x = x - float(np.median((x - (lo + hi) / 2) / a)) * a
     breakpoints = np.sort(np.concatenate(((x - hi) / a, (x - lo) / a)))
 
     def g(lam: float) -> float:

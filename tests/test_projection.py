@@ -100,3 +100,14 @@ def test_projection_properties(x, C, others):
     np.testing.assert_allclose(p.project(z), z, atol=1e-12 * (1 + np.abs(z).max()))
     for w in map(p.project, others):
         assert (x - z) @ (w - z) <= 1e-9 * (1 + np.abs(x).max()) * (1 + np.abs(w - z).sum())
+
+
+def test_a_common_offset_far_beyond_the_box_is_projected_exactly():
+    """Found by the property suite (one-class, K scaled by 1e16): a point 1e16 away from a box of
+    width 0.9 in every coordinate rounded the breakpoints of lo and hi together and the set looked
+    empty. The answer by hand: the second coordinate lies 1.06e15 above the first, so it sits at
+    its upper bound and the first takes the rest of aᵀz = 1; the same for any common offset."""
+    a, lo, hi = np.ones(2), np.zeros(2), np.full(2, 0.88913971)
+    for offset in (-2.86417320e16, 0.0, 1e17):
+        x = np.array([offset, offset + 1.0556871e15])
+        np.testing.assert_allclose(project_box_hyperplane(x, a, 1.0, lo, hi), [1.0 - hi[1], hi[1]], atol=1e-12)
