@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: A point whose median offset from the box exceeds this many box widths is centred first.
+FAR = 1e6
+
 
 def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Project ``x`` onto ``{z : aᵀz = b, lo <= z <= hi}`` exactly, in O(n log n).
@@ -35,17 +38,21 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
     ValueError
         If the set is empty (``b`` outside the range of ``aᵀz`` over the box).
     """
-    # z(λ) = clip(x - λa, lo, hi) is unchanged by moving a multiple of a from x into λ: centre x
-    # on the box first, so a common offset far beyond the box (1e16 against a box of 1) does not
-    # round the breakpoints of lo and hi together
-    x = x - float(np.median((x - (lo + hi) / 2) / a)) * a
+    # z(λ) = clip(x - λa, lo, hi) is unchanged by moving a multiple of a from x into λ: a point
+    # far off the box (a common offset of 1e16 against a box of 1) is centred on it first, so the
+    # breakpoints of lo and hi do not round together (nearer points are left as they are)
+    shift = float(np.median((x - (lo + hi) / 2) / a))
+    if abs(shift) * float(np.abs(a).max()) > FAR * float(np.max(hi - lo)):
+        x = x - shift * a
     breakpoints = np.sort(np.concatenate(((x - hi) / a, (x - lo) / a)))
 
     def g(lam: float) -> float:
         return float(a @ np.clip(x - lam * a, lo, hi))
 
     left, right = 0, breakpoints.size - 1
-    g_max, g_min = g(breakpoints[left]), g(breakpoints[right])
+    # the range of aᵀz over the box from the box itself: g at the outer breakpoints can miss it
+    # where x - λa cancels (coordinates 1e17 apart against a box of 1)
+    g_max, g_min = float(np.maximum(a * lo, a * hi).sum()), float(np.minimum(a * lo, a * hi).sum())
     slack = 1e-12 * max(1.0, abs(b), float(np.abs(a) @ np.maximum(np.abs(lo), np.abs(hi))))
     if not g_min - slack <= b <= g_max + slack:
         raise ValueError(

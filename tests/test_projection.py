@@ -108,6 +108,7 @@ def test_a_common_offset_far_beyond_the_box_is_projected_exactly():
     empty. The answer by hand: the second coordinate lies 1.06e15 above the first, so it sits at
     its upper bound and the first takes the rest of aᵀz = 1; the same for any common offset."""
     a, lo, hi = np.ones(2), np.zeros(2), np.full(2, 0.88913971)
-    for offset in (-2.86417320e16, 0.0, 1e17):
-        x = np.array([offset, offset + 1.0556871e15])
+    for offset, spread in [(-2.86417320e16, 1.0556871e15), (0.0, 1.0556871e15), (1e17, 1.0556871e15),
+                           (-2.86417320e18, 1.0556871e17)]:  # the last: the coordinates' own spread cancels
+        x = np.array([offset, offset + spread])
         np.testing.assert_allclose(project_box_hyperplane(x, a, 1.0, lo, hi), [1.0 - hi[1], hi[1]], atol=1e-12)

@@ -221,9 +221,7 @@ def test_every_certificate_is_refined_without_libsvm_or_the_kernel_matrix(monkey
     monkeypatch.setattr(ProxyPoint, "kernel", refuse)
     refined = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, max_iter=20_000)
     assert refined.status == free.status == "optimal"
-    # 57 against 125 (against 828 before the projection centred its input on the box, which made
-    # the free bound of the iterates near the optimum tighter)
-    assert refined.iterations < free.iterations / 2
+    assert refined.iterations < free.iterations / 5  # 57 against 828 when written
 
 
 def test_refine_must_be_a_bool():
