@@ -16,6 +16,7 @@ against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <
     python figures/certified_speed.py --sizes --full --methods newton --repeats 1   # n = 9298 alone
     python figures/certified_speed.py --diagnose [--sizes 767]
     python figures/certified_speed.py --threads [--sizes 767 1000 1300 1540]
+    python figures/certified_speed.py --orders --sizes 500 767 1540
 
 ``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
 run) after 20, 40 and 60 apg iterations and after 3 to 8 Newton iterations: the lower bound f(α),
@@ -23,7 +24,8 @@ the free upper bound, the refined one and libsvm's fixed-kernel bound (the best 
 reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``. ``--threads`` times Hessian–vector
 products with BLAS on all its threads and on one (why projected Newton limits BLAS), and per size
 the eigendecomposition of K0 on all BLAS threads and on one, with the Newton solve right after it
-(why it runs on one thread below ``indkernel.proxy.EIGH_THREADS_FROM`` rows).
+(why it runs on one thread below ``indkernel.proxy.EIGH_THREADS_FROM`` rows). ``--orders`` times
+the fit and the denoise fit in three orders (rested, alternated back to back, five in a row).
 """
 
 from __future__ import annotations
@@ -145,16 +147,37 @@ def threads(sizes, products: int = 50) -> None:
             spent = seconds(lambda: [hessian @ v for _ in range(products)])[0]
         print(f"n = {sizes[0]}, BLAS threads {'all' if limit is None else limit}: {1e3 * spent / products:.2f} ms per product")
     rule = proxy.EIGH_THREADS_FROM
+    try:
+        for n in sizes:
+            K0, y = problem_data(n)
+            for one_thread in (False, True) * 3:
+                proxy.EIGH_THREADS_FROM = np.inf if one_thread else 0
+                problem = SVMProblem(K0, y, C=C, rho=RHO)
+                setup = seconds(problem.oracle.prepare)[0]
+                spent = seconds(lambda: solve(problem, "newton", tol=1e-3))[0]
+                print(f"n = {n}, eigh of K0 on {'one BLAS thread' if one_thread else 'all BLAS threads'}: "
+                      f"eigh {setup:.3f} s, then newton 1e-3 {spent:.3f} s, together {setup + spent:.3f} s")
+    finally:
+        proxy.EIGH_THREADS_FROM = rule
+
+
+def orders(sizes, repeats: int = 5) -> None:
+    """The fit / denoise ratio under three orders of the timed steps: each after :data:`REST`
+    (the table's), the two alternated back to back, and ``repeats`` of one kind in a row (as in a
+    grid search); medians of ``repeats``."""
     for n in sizes:
         K0, y = problem_data(n)
-        for one_thread in (False, True) * 3:
-            proxy.EIGH_THREADS_FROM = np.inf if one_thread else 0
-            problem = SVMProblem(K0, y, C=C, rho=RHO)
-            setup = seconds(problem.oracle.prepare)[0]
-            spent = seconds(lambda: solve(problem, "newton", tol=1e-3))[0]
-            print(f"n = {n}, eigh of K0 on {'one BLAS thread' if one_thread else 'all BLAS threads'}: "
-                  f"eigh {setup:.3f} s, then newton 1e-3 {spent:.3f} s, together {setup + spent:.3f} s")
-    proxy.EIGH_THREADS_FROM = rule
+        steps = {"denoise": lambda: SpectrumSVC("denoise", C=C).fit(K0, y),
+                 "fit": lambda: IndefiniteSVC(C=C, rho=RHO, tol=1e-3).fit(K0, y)}
+        rested = {k: [seconds(steps[k], REST)[0] for _ in range(repeats)] for k in steps}
+        alternated: dict[str, list] = {k: [] for k in steps}
+        for _ in range(repeats):
+            for k in steps:
+                alternated[k].append(seconds(steps[k])[0])
+        in_a_row = {k: [seconds(steps[k])[0] for _ in range(repeats)] for k in steps}
+        for name, times in (("rested", rested), ("alternated", alternated), ("in a row", in_a_row)):
+            fit, denoise = np.median(times["fit"]), np.median(times["denoise"])
+            print(f"n = {n}, {name}: fit {fit:.3f} s, denoise {denoise:.3f} s, fit / denoise {fit / denoise:.2f}")
 
 
 def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
@@ -185,10 +208,15 @@ def main() -> None:
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
     parser.add_argument("--threads", action="store_true", help="the BLAS thread rules: Newton's at the first size, the "
                         "eigendecomposition's at every size")
+    parser.add_argument("--orders", action="store_true",
+                        help="fit / denoise at every size with the steps rested, alternated, and in a row")
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
-    if args.diagnose or args.threads:
-        diagnose(args.sizes[0]) if args.diagnose else threads(args.sizes)
+    if args.diagnose:
+        diagnose(args.sizes[0])
+        return
+    if args.threads or args.orders:
+        (threads if args.threads else orders)(args.sizes)
         return
     frame = table(args.sizes, args.full, args.repeats, args.methods)
     name = "certified-speed" if args.sizes else "certified-speed-full"

@@ -115,7 +115,7 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     H the barrier's Hessian and m the number of inequalities, so a cut with
     ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds); with ``proximal = μ > 0`` the center is the
     proximal analytic center, the minimizer of the barrier plus ``(μ/2)‖x - x̂‖²`` with x̂ the best
-    point so far (proximal ACCPM), where the ellipsoid rule does not hold and is not applied.
+    point so far (proximal ACCPM), where the ellipsoid rule does not hold (the two are refused together).
     When there are more than ``max_constraints`` inequalities, the cuts of least relevance
     ``a_jᵀH⁻¹a_j / (b_j - a_jᵀx)²`` are dropped.
 
@@ -143,7 +143,7 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     proximal : float, default 1
         The weight μ of the proximal term, in the box's coordinates (0: the analytic center).
     drop_redundant : bool, default False
-        Drop the cuts that the m-ellipsoid proves redundant (analytic centers only).
+        Drop the cuts that the m-ellipsoid proves redundant (analytic centers only: with ``proximal=0``).
 
     The defaults are the variant that reached a certified gap fastest in
     ``python figures/accpm_variants.py`` (deep cuts and the proximal center, μ = 1); the
@@ -154,8 +154,9 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     proximal = float(proximal)
     if not (np.isfinite(proximal) and proximal >= 0):
         raise ValueError(f"proximal must be a finite weight >= 0 (0: the analytic center); got {proximal!r}")
-    if proximal and center == "cvxpy":
-        raise ValueError("center='cvxpy' computes analytic centers only; pass proximal=0 with it")
+    if proximal and (center == "cvxpy" or drop_redundant):
+        raise ValueError(f"{'center=cvxpy' if center == 'cvxpy' else 'drop_redundant=True'} needs analytic "
+                         "centers; pass proximal=0 with it")
     a, b, origin, top = problem.feasible_set
     n, width = problem.dim, top - origin
     a, b = a * width, b - a @ origin  # aᵀx = b in t = (x - origin)/width
@@ -191,10 +192,9 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         if not np.any(direction):
             run.fail("stalled", "the gradient is orthogonal to A at the center: no cut can be placed")
             return
-        ellipsoid = drop_redundant and not proximal
-        if G.shape[0] and (ellipsoid or G.shape[0] >= max_cuts):
+        if G.shape[0] and (drop_redundant or G.shape[0] >= max_cuts):
             relevance = cut_relevance(G, h, x, factor)
-            if ellipsoid:
+            if drop_redundant:
                 keep = ~redundant(relevance, 2 * n + G.shape[0])
                 G, h, relevance = G[keep], h[keep], relevance[keep]
             if G.shape[0] >= max_cuts:  # drop the least relevant cuts, keeping room for the new one

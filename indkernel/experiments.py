@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.stats
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
@@ -28,6 +28,7 @@ from . import datasets, kernels
 from .baselines import ModSVC, SpectrumSVC
 from .estimators import IndefiniteSVC, PerturbSVC
 from .protocol import Split, performance, random_split, select_and_test
+from .tracking import _positive_int
 
 #: table:data_stats of the paper: (# train, # test, λ_min, λ_max).
 PAPER_STATS = {
@@ -82,8 +83,9 @@ FIT_TOL = 1e-4
 SPLITS = {"full": 10, "quick": 2}
 #: Minutes one split of the whole protocol took on this project's 2-core machine, per mode, for
 #: the estimate printed before a run (full: the last full single-split run, with the accelerated
-#: gradient then the default method, so an upper estimate).
-MINUTES_PER_SPLIT = {"full": 29.9, "quick": 0.5}
+#: gradient then the default method, so an upper estimate; quick: ``python figures/tables.py
+#: --quick --splits 1``).
+MINUTES_PER_SPLIT = {"full": 29.9, "quick": 0.1}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
@@ -361,13 +363,12 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     out = Path(out)
     mode = "quick" if quick else "full"
     splits = SPLITS[mode] if splits is None else splits
-    if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 1:
-        raise ValueError(f"splits must be a positive number of random splits (10 for the full reproduction); got {splits!r}")
+    splits = _positive_int(splits, "splits")
     if performance_sets is None:
         performance_sets = DIGITS_PERFORMANCE_SETS if digits else PERFORMANCE_SETS
     if perturb_sets is None:
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
-    parallel = 1 if splits == 1 else min(splits, _workers(n_jobs))
+    parallel = 1 if splits == 1 else min(splits, effective_n_jobs(n_jobs))
     if not quiet:
         estimate = MINUTES_PER_SPLIT[mode] * splits / parallel
         print(f"tables: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
@@ -416,11 +417,3 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     (out / "tables.md").write_text(markdown + "\n")
     return dict(performance=performance, stats=stats, perturb=perturb, comparison=comparison, markdown=markdown)
 
-
-def _workers(n_jobs: int | None) -> int:
-    """joblib's number of workers for ``n_jobs`` (None: 1; -1: every CPU)."""
-    from joblib import cpu_count
-
-    if n_jobs is None:
-        return 1
-    return n_jobs if n_jobs > 0 else max(cpu_count() + 1 + n_jobs, 1)

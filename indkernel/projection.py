@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-#: A point whose median offset from the box exceeds this many box widths is centred first.
-FAR = 1e6
-
 
 def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Project ``x`` onto ``{z : aᵀz = b, lo <= z <= hi}`` exactly, in O(n log n).
@@ -38,12 +35,6 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
     ValueError
         If the set is empty (``b`` outside the range of ``aᵀz`` over the box).
     """
-    # z(λ) = clip(x - λa, lo, hi) is unchanged by moving a multiple of a from x into λ: a point
-    # far off the box (a common offset of 1e16 against a box of 1) is centred on it first, so the
-    # breakpoints of lo and hi do not round together (nearer points are left as they are)
-    shift = float(np.median((x - (lo + hi) / 2) / a))
-    if abs(shift) * float(np.abs(a).max()) > FAR * float(np.max(hi - lo)):
-        x = x - shift * a
     breakpoints = np.sort(np.concatenate(((x - hi) / a, (x - lo) / a)))
 
     def g(lam: float) -> float:

@@ -168,8 +168,10 @@ def test_accpm_variants_reach_the_same_optimum_and_refuse_bad_options():
     assert max(r.lower for r in results) <= min(r.upper for r in results)
     with pytest.raises(ValueError, match="proximal must be a finite weight >= 0"):
         solve(p, "accpm", proximal=-1.0)
-    with pytest.raises(ValueError, match="analytic centers only; pass proximal=0"):
+    with pytest.raises(ValueError, match="center=cvxpy needs analytic centers; pass proximal=0"):
         solve(p, "accpm", center="cvxpy", proximal=1.0)
+    with pytest.raises(ValueError, match="drop_redundant=True needs analytic centers; pass proximal=0"):
+        solve(p, "accpm", drop_redundant=True)  # the default proximal center
 
 
 def test_sdp_refuses_large_problems():

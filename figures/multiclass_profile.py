@@ -1,0 +1,61 @@
+"""Where a ten-class fit spends its time
+======================================
+
+The ten-class benchmark of the README (USPS, 2000 random training images, tangent distance with
+γ = 0.03, C = 10, ρ = 100, tol = 1e-3: the parameters cross-validation chose) in one process:
+the time of ``SpectrumSVC("denoise")`` and ``IndefiniteSVC`` fits, a profile of the latter
+(Hessian–vector products, oracle calls, the secular equation), and, on three one-vs-rest
+problems, Newton's iterations and seconds from three starting points: the paper's C/2, zero, and
+libsvm's solution on K0 (a warm start, its own time printed).
+
+    INDKERNEL_DATA=../shared/data python figures/multiclass_profile.py
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from indkernel import IndefiniteSVC, SVMProblem, solve, usps_multiclass
+from indkernel.baselines import SpectrumSVC
+
+N_TRAIN, GAMMA, C, RHO, TOL = 2000, 0.03, 10.0, 100.0, 1e-3
+
+
+def main() -> None:
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    data = usps_multiclass.load(("TD",), n_train=N_TRAIN, verbose=False)
+    K, y = np.ascontiguousarray(data.matrices["TD"][f"gamma={GAMMA:g}"]()[:N_TRAIN, :N_TRAIN]), data.y_train
+    for name, estimator in (("denoise", SpectrumSVC("denoise", C=C)), ("indefinite", IndefiniteSVC(C=C, rho=RHO, tol=TOL))):
+        start = time.perf_counter()
+        estimator.fit(K, y)
+        print(f"{name} fit: {time.perf_counter() - start:.2f} s")
+    profile = cProfile.Profile()
+    profile.runcall(IndefiniteSVC(C=C, rho=RHO, tol=TOL).fit, K, y)
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(r"\(matvec\)|proxy.py.*\(__call__\)|_secular_roots|"
+                                                               r"_newton_direction|_projected_search|spectrum", 8)
+    for label in (3, 0, 8):
+        signs = np.where(y == label, 1.0, -1.0)
+        problem = SVMProblem(K, signs, C=C, rho=RHO)
+        problem.oracle.prepare()
+        start = time.perf_counter()
+        machine = SVC(kernel="precomputed", C=C, tol=1e-2).fit(K, signs)
+        warm = np.zeros(N_TRAIN)
+        warm[machine.support_] = np.abs(machine.dual_coef_[0])
+        libsvm_seconds = time.perf_counter() - start
+        for start_name, alpha0 in (("C/2", None), ("zero", np.zeros(N_TRAIN)), ("libsvm", warm)):
+            start = time.perf_counter()
+            result = solve(problem, "newton", tol=TOL, alpha0=alpha0)
+            extra = f" (+{libsvm_seconds:.3f} s libsvm)" if start_name == "libsvm" else ""
+            print(f"class {label} against the rest, start {start_name}: {result.iterations} iterations, "
+                  f"{time.perf_counter() - start:.2f} s{extra}, {result.status}")
+
+
+if __name__ == "__main__":
+    main()
