@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
 
+import joblib
 import numpy as np
 import pandas as pd
 import scipy.stats
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
@@ -368,7 +368,7 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
         performance_sets = DIGITS_PERFORMANCE_SETS if digits else PERFORMANCE_SETS
     if perturb_sets is None:
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
-    parallel = 1 if splits == 1 else min(splits, effective_n_jobs(n_jobs))
+    parallel = 1 if splits == 1 else min(splits, joblib.effective_n_jobs(n_jobs))
     if not quiet:
         estimate = MINUTES_PER_SPLIT[mode] * splits / parallel
         print(f"tables: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
@@ -385,8 +385,8 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
         parts = [one_split(0, n_jobs=n_jobs, progress=progress, **sets)]
         bar.close()
     else:
-        jobs = Parallel(n_jobs=parallel, return_as="generator_unordered")(
-            delayed(one_split)(seed, n_jobs=1, **sets) for seed in range(splits))
+        jobs = joblib.Parallel(n_jobs=parallel, return_as="generator_unordered")(
+            joblib.delayed(one_split)(seed, n_jobs=1, **sets) for seed in range(splits))
         parts = list(tqdm(jobs, total=splits, disable=quiet, desc="tables (splits)"))
     performance, stats, perturb = (pd.concat(frames, ignore_index=True).sort_values("split", kind="stable")
                                    for frames in zip(*parts, strict=True))
