@@ -10,6 +10,7 @@ Writes ``tables/data_stats.csv``, ``tables/gen_performance.csv``,
 in parentheses, the command and its run time) beside this file, and prints the markdown.
 
     INDKERNEL_DATA=../shared/data python figures/tables.py [--quick] [--digits] [--splits R] [--n-jobs 2] [--out DIR]
+    INDKERNEL_DATA=../shared/data python figures/tables.py --ablation [--splits R]   # the Simpson rows' ablations
 
 The whole protocol is repeated over ``--splits`` random splits (default 10; 2 with ``--quick``):
 every cell is the mean ± standard deviation, the paper's number marked inside (✓) or outside (✗)
@@ -25,6 +26,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from indkernel.ablation import write_ablation
 from indkernel.experiments import write_tables
 
 HERE = Path(__file__).resolve().parent
@@ -45,7 +47,14 @@ if __name__ == "__main__":
     parser.add_argument("--splits", type=int, default=None, help="random splits (default 10, --quick 2)")
     parser.add_argument("--n-jobs", type=int, default=2, help="parallel jobs (joblib): the splits, or with one split "
                         "the cross-validation fits")
+    parser.add_argument("--ablation", action="store_true", help="instead: the Simpson rows' ablations "
+                        "(indkernel.ablation), into figures/tables/ablation")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: figures/tables)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args()
-    sys.stdout.write(main(args.quick, args.digits, args.out, args.n_jobs, args.quiet, args.splits)["markdown"] + "\n")
+    if args.ablation:
+        result = write_ablation(args.out or HERE / "tables" / "ablation", quick=args.quick, digits=args.digits,
+                                n_jobs=args.n_jobs, quiet=args.quiet, splits=args.splits)
+    else:
+        result = main(args.quick, args.digits, args.out, args.n_jobs, args.quiet, args.splits)
+    sys.stdout.write(result["markdown"] + "\n")

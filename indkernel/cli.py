@@ -25,6 +25,7 @@ EPILOG = """examples:
   indkernel tables --quick                   the paper's tables on small subsets (2 random splits)
   indkernel tables --splits 10               the paper's tables, mean ± sd over 10 splits, paired tests
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
+  indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
   indkernel datasets                         where the data directory is and what it holds
 
 DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
@@ -184,9 +185,17 @@ def _figures(args) -> int:
 
 
 def _tables(args) -> int:
+    from .ablation import write_ablation
     from .experiments import write_tables
     from .usps_multiclass import write
 
+    if args.multiclass and args.ablation:
+        raise ValueError("--multiclass and --ablation are two different runs; pass one of them")
+    if args.ablation:
+        result = write_ablation(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits,
+                                n_jobs=args.n_jobs, data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
+        print(result["markdown"])
+        return 0
     if args.multiclass:
         if args.digits or args.splits is not None:
             raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits or --splits")
@@ -284,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--multiclass", action="store_true",
                         help="instead: ten-class USPS on the standard 7291/2007 split, tangent distance and Simpson "
                              "(about an hour; --quick: 300/200 images)")
+    tables.add_argument("--ablation", action="store_true",
+                        help="instead: the Simpson rows with one choice changed at a time (test rule, ρ grid, "
+                             "binarization threshold, class weights), Indefinite SVM against denoise over --splits")
     tables.add_argument("--n-train", type=int, default=None,
                         help="with --multiclass: a random subset of this many training images")
     tables.add_argument("--similarities", nargs="+", choices=("TD", "SS"), default=["TD", "SS"],

@@ -298,16 +298,20 @@ def paired_comparison(performance: pd.DataFrame, perturb: pd.DataFrame | None = 
     if perturb is not None:
         pairs += [(f"{name} ({data})", "PerturbSVM", "SVM", group.pivot(index="split", columns="method", values=measure))
                   for (name, data), group in perturb.groupby(["dataset", "data"], sort=False)]
-    rows = []
-    for name, method, baseline, wide in pairs:
-        difference = wide[method] - wide[baseline]
-        p_value = np.nan
-        if len(difference) > 1 and difference.std() > 0:
-            p_value = float(scipy.stats.ttest_rel(wide[method], wide[baseline]).pvalue)
-        rows.append(dict(dataset=name, method=method, baseline=baseline, splits=len(difference),
-                         mean_difference=difference.mean(), sd=difference.std(), p_value=p_value,
-                         significant=bool(p_value < SIGNIFICANCE)))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([dict(dataset=name, method=method, baseline=baseline, **paired(wide[method], wide[baseline]))
+                         for name, method, baseline, wide in pairs])
+
+
+def paired(ours: pd.Series, theirs: pd.Series) -> dict:
+    """The paired difference ``ours - theirs`` over the splits (aligned on their index): its count,
+    mean and standard deviation, the two-sided paired t-test's p-value (NaN with one split or where
+    every difference is the same) and whether it is below :data:`SIGNIFICANCE`."""
+    difference = ours - theirs
+    p_value = np.nan
+    if len(difference) > 1 and difference.std() > 0:
+        p_value = float(scipy.stats.ttest_rel(ours, theirs).pvalue)
+    return dict(splits=len(difference), mean_difference=difference.mean(), sd=difference.std(), p_value=p_value,
+                significant=bool(p_value < SIGNIFICANCE))
 
 
 def comparison_markdown(comparison: pd.DataFrame) -> str:
@@ -348,6 +352,31 @@ def one_split(seed: int, *, performance_sets, perturb_sets, quick: bool, data_di
     return performance.assign(split=seed), stats.assign(split=seed), perturb.assign(split=seed)
 
 
+def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, minutes_per_split: float,
+                steps: int) -> list:
+    """``[one(seed, n_jobs=..., progress=...) for seed in range(splits)]``, after printing an estimate of
+    the run time. With one split its fits run in parallel (``n_jobs``) under a progress bar of
+    ``steps`` steps; with several, the splits do (joblib, each split's fits on one process)."""
+    parallel = 1 if splits == 1 else min(splits, joblib.effective_n_jobs(n_jobs))
+    if not quiet:
+        estimate = minutes_per_split * splits / parallel
+        print(f"{what}: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
+              f"(one split took {minutes_per_split:g} min on a 2-core machine)", flush=True)
+    if splits == 1:
+        bar = tqdm(total=steps, disable=quiet, desc=what)
+
+        def progress(step: str) -> None:
+            bar.set_postfix_str(step)
+            bar.update()
+
+        parts = [one(0, n_jobs=n_jobs, progress=progress)]
+        bar.close()
+        return parts
+    jobs = joblib.Parallel(n_jobs=parallel, return_as="generator_unordered")(
+        joblib.delayed(one)(seed, n_jobs=1) for seed in range(splits))
+    return list(tqdm(jobs, total=splits, disable=quiet, desc=f"{what} (splits)"))
+
+
 def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int | None = 2, data_dir=None,
                  quiet: bool = False, performance_sets=None, perturb_sets=None, splits: int | None = None) -> dict:
     """Run the three tables over ``splits`` random splits (default :data:`SPLITS`) and write
@@ -368,26 +397,11 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
         performance_sets = DIGITS_PERFORMANCE_SETS if digits else PERFORMANCE_SETS
     if perturb_sets is None:
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
-    parallel = 1 if splits == 1 else min(splits, joblib.effective_n_jobs(n_jobs))
-    if not quiet:
-        estimate = MINUTES_PER_SPLIT[mode] * splits / parallel
-        print(f"tables: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
-              f"(one {mode} split took {MINUTES_PER_SPLIT[mode]:g} min on a 2-core machine)", flush=True)
     started = time.perf_counter()
-    sets = dict(performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick, data_dir=data_dir)
-    if splits == 1:
-        bar = tqdm(total=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets), disable=quiet, desc="tables")
-
-        def progress(step: str) -> None:
-            bar.set_postfix_str(step)
-            bar.update()
-
-        parts = [one_split(0, n_jobs=n_jobs, progress=progress, **sets)]
-        bar.close()
-    else:
-        jobs = joblib.Parallel(n_jobs=parallel, return_as="generator_unordered")(
-            joblib.delayed(one_split)(seed, n_jobs=1, **sets) for seed in range(splits))
-        parts = list(tqdm(jobs, total=splits, disable=quiet, desc="tables (splits)"))
+    parts = over_splits(partial(one_split, performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick,
+                                data_dir=data_dir), splits, n_jobs=n_jobs, quiet=quiet, what="tables",
+                        minutes_per_split=MINUTES_PER_SPLIT[mode],
+                        steps=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets))
     performance, stats, perturb = (pd.concat(frames, ignore_index=True).sort_values("split", kind="stable")
                                    for frames in zip(*parts, strict=True))
     comparison = paired_comparison(performance, perturb)

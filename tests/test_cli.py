@@ -121,6 +121,7 @@ def _files(tmp_path):
     (["solve", "good.npz", "--rho", "1e-300"], "rho"),
     (["figures", "--out", "a-file"], "is an existing file"),
     (["tables", "--out", "a-file"], "is an existing file"),
+    (["tables", "--multiclass", "--ablation"], "two different runs"),
     (["figures", "--dataset", "usps", "--data-dir", "data"], "a different or corrupted copy"),
 ])
 def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp_path, monkeypatch):
