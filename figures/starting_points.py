@@ -1,5 +1,5 @@
 """Where projected Newton starts: C/2, zero or libsvm's solution on K0
-====================================================================
+======================================================================
 
 Projected Newton's iterations and seconds to a certified relative gap (1e-3, ``IndefiniteSVC``'s
 setting in the tables, and 1e-6) from three starting points, on SVM problems of every kind of
