@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
+from starting_points import libsvm_start  # figures/ is on the path when a script here runs
 
 from indkernel import IndefiniteSVC, SVMProblem, solve, usps_multiclass
 from indkernel.baselines import SpectrumSVC
@@ -45,9 +45,7 @@ def main() -> None:
         problem = SVMProblem(K, signs, C=C, rho=RHO)
         problem.oracle.prepare()
         start = time.perf_counter()
-        machine = SVC(kernel="precomputed", C=C, tol=1e-2).fit(K, signs)
-        warm = np.zeros(N_TRAIN)
-        warm[machine.support_] = np.abs(machine.dual_coef_[0])
+        warm = libsvm_start(K, signs, C)
         libsvm_seconds = time.perf_counter() - start
         for start_name, alpha0 in (("C/2", None), ("zero", np.zeros(N_TRAIN)), ("libsvm", warm)):
             start = time.perf_counter()

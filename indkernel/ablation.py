@@ -97,8 +97,10 @@ def one_split(seed: int, *, names, quick: bool, data_dir, n_jobs, progress=None)
     for name in names:
         data = load(name, quick=quick, data_dir=data_dir, seed=seed)
         outcomes: dict = {}
+        similarities_at = {t: {"simpson": _cached(partial(kernels.simpson, data.X, threshold=t))}
+                           for t in {v.threshold for v in VARIANTS}}  # each kernel computed once
         for variant in VARIANTS:
-            similarities = {"simpson": _cached(partial(kernels.simpson, data.X, threshold=variant.threshold))}
+            similarities = similarities_at[variant.threshold]
             for method, estimator, grid in _methods(variant, quick):
                 indefinite = method == "Indefinite SVM"
                 key = (method, variant.threshold, variant.class_weight, indefinite and variant.wide_rho)
