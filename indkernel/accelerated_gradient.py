@@ -56,10 +56,11 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
 
 def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: np.ndarray, L: float):
     """``(x⁺, f(x⁺), L)`` with ``x⁺ = p_A(y + ∇f(y)/L)``, doubling L until
-    ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` up to the round-off of both values; None
+    ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` up to the rounding of the comparison
+    (:meth:`IndefiniteProblem.objective_noise`); None
     once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
     Each try is one oracle call."""
-    noise_y = problem.objective_roundoff(y)
+    noise_y = problem.objective_noise(y)
     for _ in range(MAX_BACKTRACKS):
         trial = y + g_y / L
         if not run.finite(trial, "the gradient step") or run.stop_for_time():
@@ -69,7 +70,7 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
         f_new = problem.objective(x_new)
         if not run.finite(f_new, "the objective"):
             return None
-        if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise_y - problem.objective_roundoff(x_new):
+        if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise_y - problem.objective_noise(x_new):
             return x_new, f_new, L
         L *= 2.0
     run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "

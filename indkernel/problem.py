@@ -203,6 +203,20 @@ class IndefiniteProblem(ABC):
         magnitude = float(np.abs(self._linear_gradient(alpha)) @ np.abs(alpha)) + abs(point.value) + point.value_error
         return ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * 2 * magnitude + point.value_error
 
+    def objective_noise(self, alpha) -> float:
+        """The rounding a line search allows when it compares ``objective`` at two nearby points:
+        ``ROUNDOFF_FACTOR·√dim·u`` times the magnitude of f's sums, the typical error of a sum of
+        dim rounded terms (the eigh and rank-one oracles agree on such differences well within it:
+        tests/test_solvers.py). Not :meth:`objective_roundoff`: that certified bound
+        also holds the backward error of the eigendecomposition of K0, which moves f at nearby
+        points alike, and where the constant ``ρ‖(K0)_-‖²_F`` is large it exceeds the gains of
+        the last iterations, so a search allowing it accepts steps that lose."""
+        point = self._point(alpha)
+        uu = float(point.u @ point.u)
+        magnitude = (float(np.abs(self._linear_gradient(alpha)) @ np.abs(alpha)) + abs(point.value)
+                     + point.uK0u_magnitude + uu * (uu / (8 * self.rho)))
+        return ROUNDOFF_FACTOR * np.sqrt(self.dim) * UNIT_ROUNDOFF * magnitude
+
     def gradient(self, alpha) -> np.ndarray:
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
         alpha = check_vector(alpha, self.dim, "alpha")

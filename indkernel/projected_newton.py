@@ -43,7 +43,8 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
        is free, the unconstrained Newton step leaves the box by orders of magnitude.
     3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1; doubled while f keeps growing if the
        full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
-       from the optimum), or halved until Armijo's condition holds; if no t does, the iterate is
+       from the optimum), or halved until Armijo's condition holds (up to the rounding of the comparison,
+       :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
        ``x_c``.
 
     Every iterate is certified, by default with the free bound only (:data:`indkernel.solve.NO_REFINEMENT`).
@@ -165,12 +166,12 @@ def _projected_search(problem, x, f_x, g, direction):
     if not np.any(direction):
         return x, f_x, 0.0
 
-    noise_x = problem.objective_roundoff(x)
+    noise_x = problem.objective_noise(x)
 
     def trial(t: float):
         point = problem.project(x + t * direction)
         value = problem.objective(point)
-        noise = noise_x + problem.objective_roundoff(point)
+        noise = noise_x + problem.objective_noise(point)
         return point, value, value >= f_x + ARMIJO * float(g @ (point - x)) - noise
 
     t = 1.0

@@ -149,11 +149,13 @@ def test_bounds_bracket_the_optimum_at_random_points(kind, rng):
 
 @pytest.mark.parametrize("kind", sorted(TYPES))
 def test_newton_refinement_against_libsvm_and_the_optimum(kind):
-    """Every type: near the optimum (apg to 1e-8) the refined certificate closes to 1e-8 relative
-    and is as tight as the bound at libsvm's machine on K*(α) (``upper_bound``), which holds p*."""
+    """Every type: near the optimum (apg to 1e-9) the refined certificate closes to 1e-8 relative
+    and is as tight as the bound at libsvm's machine on K*(α) (``upper_bound``), which holds p*.
+    (apg's own certified gap pairs its best lower bound with the least upper bound of any
+    iterate, so the certificate of its last α alone can be somewhat wider than the run's tol.)"""
     problem = TYPES[kind](10, 8)
     p_star = reference(problem)
-    result = solve(problem, "apg", tol=1e-8, max_iter=20_000)
+    result = solve(problem, "apg", tol=1e-9, max_iter=20_000)
     certificate = problem.certify(result.alpha)
     assert certificate.gap <= 1e-8 * certificate.scale
     libsvm = problem.upper_bound(result.alpha, problem.libsvm_dual_coef(result.alpha))
