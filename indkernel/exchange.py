@@ -6,44 +6,54 @@ import numpy as np
 
 import formulations
 
+from .mkl_master import MKLMaster
 from .problem import IndefiniteProblem
 from .tracking import Run
 
+#: The exchange method's masters: ``"mkl"`` the regularized MKL route by cutting planes and libsvm
+#: (:mod:`indkernel.mkl_master`), ``"conic"`` the QCLP through cvxpy (the paper's route, with MOSEK there).
+MASTERS = ("mkl", "conic")
+#: The MKL master's tolerance as a fraction of the run's target gap, and its inner solves at most per master.
+MKL_TOL, MKL_STEPS = 1e-2, 100
 
-def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
+
+def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "mkl", solver: str = formulations.DEFAULT_SOLVER,
              inactive_tol: float = 1e-7) -> None:
     """Solve the SIQCLP master ``eq:SIQCLP_master`` over a growing set of kernels (``alg:exchange``).
 
     Starts from ``K_1 = K*(0)`` (``(K0)_+`` for the plain problems); each round solves the
-    problem's master (``problem.siqclp_model``, cvxpy) for ``(t_i, α_i)``, adds the
-    cut of ``K_{i+1} = K*(α_i)`` and drops cuts whose multiplier is below ``inactive_tol`` (the
-    newest is always kept). The masters are solved at the solver's default accuracy (at tight
-    settings Clarabel fails on the nearly parallel cuts of late rounds); a failed master is
-    retried with the second-opinion solver.
+    master for ``(t_i, α_i)``, adds the cut of ``K_{i+1} = K*(α_i)`` and drops cuts whose
+    multiplier is below ``inactive_tol`` (the newest is always kept).
+
+    ``master="mkl"`` (default) solves the master as regularized multiple kernel learning
+    (:class:`indkernel.mkl_master.MKLMaster`: cutting planes in the kernel weights, one libsvm
+    solve each, warm from round to round), the route the paper suggests; ``master="conic"``
+    builds the QCLP in cvxpy each round (``problem.siqclp_model``) and solves it with ``solver``
+    at its default accuracy (at tight settings Clarabel fails on the nearly parallel cuts of late
+    rounds), a failed master retried with the second-opinion solver: the paper's route, which
+    used MOSEK.
 
     In exact arithmetic the master value ``t_i`` bounds ``p*`` from above, so the method's own
     stopping value is ``t_i - f(α_i)`` (``details["exchange_gap"]``, per round in
-    ``details["exchange_gaps"]``). It is an *uncertified estimate*: a master solved to the conic
-    solver's accuracy can put ``t_i`` below ``f(α_i)`` (a negative own gap). The status rests
+    ``details["exchange_gaps"]``). It is an *uncertified estimate*: a master solved to finite
+    accuracy can put ``t_i`` below ``f(α_i)`` (a negative own gap). The status rests
     only on indkernel's certificate at ``α_i``. When the own gap is within tolerance and the certified gap has not halved over
     the last ``STALL_ROUNDS`` rounds, the masters' accuracy is the limit and the run stops with
     status ``"inaccurate"``.
     """
-    kernels = [problem.proxy_kernel(np.zeros(problem.dim))]
-    factors = [formulations.psd_factor(kernels[0])]
+    if master not in MASTERS:
+        raise ValueError(f"master must be one of {MASTERS}; got {master!r}")
+    first = problem.proxy_kernel(np.zeros(problem.dim))
+    solve_master = _mkl_rounds(problem, run, first) if master == "mkl" else _conic_rounds(problem, run, first, solver)
     own_gaps = run.details.setdefault("exchange_gaps", [])
     certified_gaps = []
+    keep: list[int] = []
+    new = first
     for _ in run.iterations():
-        model = problem.siqclp_model(kernels, factors)
-        try:
-            t = _solve_master(model, solver, run.remaining)
-        except Exception as exc:  # a conic solver failure ends the run with its reason
-            if run.remaining == 0.0:
-                run.fail("time_limit", f"stopped at time_limit={run.time_limit:g} s inside a master solve")
-            else:
-                run.fail("failed", f"the SIQCLP master failed: {exc}")
+        solved = solve_master(keep, new)
+        if solved is None:
             return
-        alpha = problem.from_model(model.variables["alpha"].value)
+        t, alpha, multipliers = solved
         own_gaps.append(t - problem.objective(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
         own_converged = own_gaps[-1] <= run.tol * max(run.denominator, abs(t) if run.absolute else 0.0)
@@ -53,14 +63,50 @@ def exchange(problem: IndefiniteProblem, run: Run, *, solver: str = formulations
         if own_converged and len(certified_gaps) > STALL_ROUNDS and \
                 certified_gaps[-1] > 0.5 * certified_gaps[-1 - STALL_ROUNDS]:
             run.fail("inaccurate", f"the master's own gap is within tol, but the certified gap {certified_gaps[-1]:.3g} "
-                     f"has not halved in {STALL_ROUNDS} rounds: the masters are solved only to {solver}'s "
-                     "accuracy (pass a larger tol, or use method='apg')")
+                     f"has not halved in {STALL_ROUNDS} rounds: the masters are solved only to finite "
+                     "accuracy (pass a larger tol, or use method='newton')")
             return
+        keep = [i for i, m in enumerate(multipliers[:-1]) if m > inactive_tol] + [len(multipliers) - 1]
+        new = problem.proxy_kernel(alpha)
+
+
+def _mkl_rounds(problem: IndefiniteProblem, run: Run, first: np.ndarray):
+    """``solve_master(keep, new)`` by :class:`MKLMaster`: ``(t, α, multipliers)``, or None once the run ended."""
+    mkl = MKLMaster(problem)
+
+    def solve_master(keep: list[int], new: np.ndarray):
+        mkl.set_kernels(keep, new)
+        try:
+            tol = MKL_TOL * run.tol * (1.0 if run.absolute else max(run.denominator, 1.0))
+            return mkl.solve(tol, MKL_STEPS, stop=lambda: run.out_of_time)
+        except (RuntimeError, ValueError) as exc:  # the LP or libsvm failed
+            run.fail("failed", f"the SIQCLP master failed: {exc}")
+            return None
+
+    return solve_master
+
+
+def _conic_rounds(problem: IndefiniteProblem, run: Run, first: np.ndarray, solver: str):
+    """``solve_master(keep, new)`` by a cvxpy model per round: ``(t, α, multipliers)``, or None once the run ended."""
+    kernels: list[np.ndarray] = []
+    factors: list[np.ndarray] = []
+
+    def solve_master(keep: list[int], new: np.ndarray):
+        kernels[:] = [kernels[i] for i in keep] + [new]
+        factors[:] = [factors[i] for i in keep] + [formulations.psd_factor(new)]
+        model = problem.siqclp_model(kernels, factors)
+        try:
+            t = _solve_master(model, solver, run.remaining)
+        except Exception as exc:  # a conic solver failure ends the run with its reason
+            if run.remaining == 0.0:
+                run.fail("time_limit", f"stopped at time_limit={run.time_limit:g} s inside a master solve")
+            else:
+                run.fail("failed", f"the SIQCLP master failed: {exc}")
+            return None
         multipliers = np.array([np.ravel(c.dual_value)[0] for c in model.problem.constraints[3:]])
-        active = [i for i, m in enumerate(multipliers[:-1]) if m > inactive_tol] + [len(kernels) - 1]
-        kernels, factors = [kernels[i] for i in active], [factors[i] for i in active]
-        kernels.append(problem.proxy_kernel(alpha))
-        factors.append(formulations.psd_factor(kernels[-1]))
+        return t, problem.from_model(model.variables["alpha"].value), multipliers
+
+    return solve_master
 
 
 #: Rounds over which the certified gap must halve once the own gap is within tol.

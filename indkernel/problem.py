@@ -139,6 +139,15 @@ class IndefiniteProblem(ABC):
         """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables."""
         return self.project(alpha)
 
+    def from_dual_coef(self, beta: np.ndarray) -> np.ndarray:
+        """The α (onto A) whose :meth:`dual_coef` is β: β itself for SVR and one-class."""
+        return self.from_model(beta)
+
+    def kernel_penalty(self, K: np.ndarray) -> float:
+        """The penalty ``ρ‖K - K0‖²_F`` of ``eq:kern_learn`` on a kernel K (a cut's offset in the
+        exchange master ``eq:SIQCLP_master``)."""
+        return float(self.rho * np.sum((K - self.K0) ** 2))
+
     def dual_coef(self, alpha) -> np.ndarray:
         """The coefficients β of the machine's decision function ``Σ_j β_j K*(x, x_j) + b``
         (``Yα`` for the SVM, α for SVR and one-class), an (n,) array."""

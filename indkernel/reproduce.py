@@ -27,7 +27,7 @@ from .svm_problem import SVMProblem
 
 #: Display names of the methods, as in the paper.
 LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
-          "accpm": "ACCPM, deep cuts and proximal center (ours)", "exchange": "exchange (paper)",
+          "accpm": "ACCPM, deep cuts and proximal center (ours)", "exchange": "exchange, MKL master (ours)",
           "apg": "accelerated gradient (ours)", "newton": "projected Newton (ours)"}
 #: Figure names of method variants: (method, options of ``solve``).
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"accpm-paper": ("accpm", PAPER)}

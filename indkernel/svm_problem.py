@@ -100,6 +100,9 @@ class SVMProblem(IndefiniteProblem):
         beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes[1] = +1
         return beta
 
+    def from_dual_coef(self, beta):
+        return self.from_model(self.y * beta)  # β = Yα
+
     def maxmin_model(self):
         return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)
 
@@ -178,3 +181,7 @@ class ComponentwiseSVMProblem(SVMProblem):
 
     def siqclp_model(self, kernels, factors):
         return formulations.penalized_siqclp_master(self.K0, self.y, self.C, self.h, kernels, factors)
+
+    def kernel_penalty(self, K):
+        """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""
+        return float(np.sum(np.outer(self.h, self.h) * (K - self.K0) ** 2))

@@ -328,3 +328,41 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     assert 50 * problem.objective_noise(x) < f_x - problem.objective(point) < problem.objective_roundoff(x)
     found, value, t = _projected_search(problem, x, f_x, g, direction)
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
+
+
+def test_mkl_master_equals_the_conic_master():
+    """Two routes to the SIQCLP master ``eq:SIQCLP_master`` over the same three cuts: the
+    regularized MKL problem by cutting planes and libsvm, and the QCLP through cvxpy/Clarabel."""
+    import formulations
+    from indkernel.mkl_master import MKLMaster
+
+    K0, y = FACTORIES["digits"](24, 3)
+    problem = SVMProblem(K0, y, C=2.0, rho=0.5)
+    rng = np.random.default_rng(0)
+    kernels = [problem.proxy_kernel(problem.project(rng.uniform(0, 2.0, problem.dim))) for _ in range(3)]
+    master = MKLMaster(problem)
+    for i, K in enumerate(kernels):
+        master.set_kernels(list(range(i)), K)
+    t, alpha, weights = master.solve(1e-9, 500)
+    conic = formulations.siqclp_master(K0, y, 2.0, 0.5, kernels)
+    value = conic.solve(solver="CLARABEL", **formulations.ACCURATE["CLARABEL"])
+    cuts = [float(np.sum(alpha)) - 0.5 * (y * alpha) @ K @ (y * alpha) + problem.kernel_penalty(K) for K in kernels]
+    assert min(cuts) <= value + 1e-7 * abs(value) and t >= value - 1e-7 * abs(value)  # both bracket the optimum
+    assert t - min(cuts) <= 1e-8 * abs(value)
+    assert weights.sum() == pytest.approx(1.0) and np.all(weights >= 0)
+
+
+@pytest.mark.parametrize("master", ["mkl", "conic"])
+def test_exchange_with_either_master_reaches_the_optimum(master):
+    K0, y = FACTORIES["digits"](16, 1)
+    p_star, _ = reference_optimum("digits", 16, 1, 2.0, 1.0)
+    result = solve(SVMProblem(K0, y, C=2.0, rho=1.0), "exchange", tol=1e-4, master=master)
+    assert result.status == "optimal"
+    assert result.lower <= p_star * (1 + 1e-6) and result.upper >= p_star * (1 - 1e-6)
+    assert result.upper - result.lower <= 1e-4 * result.scale
+
+
+def test_exchange_refuses_an_unknown_master():
+    K0, y = FACTORIES["digits"](8, 0)
+    with pytest.raises(ValueError, match=r"master must be one of \('mkl', 'conic'\); got 'mosek'"):
+        solve(SVMProblem(K0, y), "exchange", master="mosek")
