@@ -68,7 +68,12 @@ class MKLMaster:
                 upper, center, box = value, weights, min(2 * box, 1.0)
             else:  # a null step: the box shrinks around the best weights
                 box = max(box / 2, 1e-6)
-            weights, mu = self._linear_program(center, box)
+            solved = self._linear_program(center, box)
+            if solved is None:  # HiGHS gave up on nearly parallel cuts: the master ends at its best point
+                if best is None:
+                    best = (float(np.min(self._cuts_at(self._alphas[-1]))), self._alphas[-1])
+                break
+            weights, mu = solved
             self._used[mu > 0] = self._used.max(initial=0) + 1
             alpha = self.problem.project(np.tensordot(mu, np.array(self._alphas), axes=1))
             lower = float(np.min(self._cuts_at(alpha)))
@@ -97,16 +102,19 @@ class MKLMaster:
         u, linear = self.problem.dual_coef(alpha), self.problem._linear(alpha)
         return np.array([self._cut(i, u[:, None], np.array([linear]))[0] for i in range(len(self.kernels))])
 
-    def _linear_program(self, center: np.ndarray, box: float) -> tuple[np.ndarray, np.ndarray]:
+    def _linear_program(self, center: np.ndarray, box: float) -> tuple[np.ndarray, np.ndarray] | None:
         """``(λ, μ)``: ``min_{λ ∈ Δ, s} s`` subject to ``Q_jλ <= s`` and ``|λ - center|_∞ <= box``
-        (the boxstep stabilization of Kelley's method; HiGHS), and its multipliers."""
+        (the boxstep stabilization of Kelley's method; HiGHS), and its multipliers; None if HiGHS
+        fails. Q is shifted and scaled to [-1, 0] first (on the simplex that changes neither)."""
         k, m = self._Q.shape
+        Q = self._Q - self._Q.max()
+        Q /= max(-float(Q.min()), np.finfo(float).tiny)
         bounds = [(max(c - box, 0.0), min(c + box, 1.0)) for c in center] + [(None, None)]
         result = scipy.optimize.linprog(
-            np.append(np.zeros(m), 1.0), A_ub=np.column_stack([self._Q, -np.ones(k)]), b_ub=np.zeros(k),
+            np.append(np.zeros(m), 1.0), A_ub=np.column_stack([Q, -np.ones(k)]), b_ub=np.zeros(k),
             A_eq=np.append(np.ones(m), 0.0)[None, :], b_eq=[1.0], bounds=bounds, method="highs")
         if result.status != 0:
-            raise RuntimeError(f"the master's linear program failed: {result.message}")
+            return None
         mu = np.maximum(-result.ineqlin.marginals, 0.0)
         return np.maximum(result.x[:m], 0.0), mu / mu.sum()
 

@@ -30,7 +30,8 @@ LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
           "accpm": "ACCPM, deep cuts and proximal center (ours)", "exchange": "exchange, MKL master (ours)",
           "apg": "accelerated gradient (ours)", "newton": "projected Newton (ours)"}
 #: Figure names of method variants: (method, options of ``solve``).
-VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"accpm-paper": ("accpm", PAPER)}
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"accpm-paper": ("accpm", PAPER),
+                                                    "exchange": ("exchange", {"master": "mkl"})}
 
 
 @dataclass(frozen=True)

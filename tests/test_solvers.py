@@ -364,5 +364,5 @@ def test_exchange_with_either_master_reaches_the_optimum(master):
 
 def test_exchange_refuses_an_unknown_master():
     K0, y = FACTORIES["digits"](8, 0)
-    with pytest.raises(ValueError, match=r"master must be one of \('mkl', 'conic'\); got 'mosek'"):
+    with pytest.raises(ValueError, match=r"master must be one of \('conic', 'mkl'\); got 'mosek'"):
         solve(SVMProblem(K0, y), "exchange", master="mosek")
