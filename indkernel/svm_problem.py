@@ -101,7 +101,8 @@ class SVMProblem(IndefiniteProblem):
         return beta
 
     def from_dual_coef(self, beta):
-        return self.from_model(self.y * beta)  # β = Yα
+        """The α (onto A) whose :meth:`dual_coef` is β: ``Yβ``, since β = Yα."""
+        return self.from_model(self.y * beta)
 
     def maxmin_model(self):
         return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)
