@@ -45,7 +45,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     if master not in MASTERS:
         raise ValueError(f"master must be one of {MASTERS}; got {master!r}")
     first = problem.proxy_kernel(np.zeros(problem.dim))
-    solve_master = _mkl_rounds(problem, run, first) if master == "mkl" else _conic_rounds(problem, run, first, solver)
+    solve_master = _mkl_rounds(problem, run) if master == "mkl" else _conic_rounds(problem, run, solver)
     own_gaps = run.details.setdefault("exchange_gaps", [])
     certified_gaps = []
     keep: list[int] = []
@@ -71,7 +71,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
         new = problem.proxy_kernel(alpha)
 
 
-def _mkl_rounds(problem: IndefiniteProblem, run: Run, first: np.ndarray):
+def _mkl_rounds(problem: IndefiniteProblem, run: Run):
     """``solve_master(keep, new)`` by :class:`MKLMaster`: ``(t, α, multipliers)``, or None once the run ended."""
     mkl = MKLMaster(problem)
 
@@ -87,7 +87,7 @@ def _mkl_rounds(problem: IndefiniteProblem, run: Run, first: np.ndarray):
     return solve_master
 
 
-def _conic_rounds(problem: IndefiniteProblem, run: Run, first: np.ndarray, solver: str):
+def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
     """``solve_master(keep, new)`` by a cvxpy model per round: ``(t, α, multipliers)``, or None once the run ended."""
     kernels: list[np.ndarray] = []
     factors: list[np.ndarray] = []
