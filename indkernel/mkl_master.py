@@ -89,16 +89,16 @@ class MKLMaster:
         """Solve the inner SVM at λ = weights, store its point; its value ``λᵀQ_j``."""
         combined = sum(w * K for w, K in zip(weights, self.kernels, strict=True) if w > 0)
         alpha = self.problem.from_dual_coef(self.problem._libsvm_beta(combined))
-        u, linear = self.problem.dual_coef(alpha), self.problem._linear(alpha)
+        row = self._cuts_at(alpha)
         self._alphas.append(alpha)
-        self._U = np.column_stack([self._U, u])
-        self._linear = np.append(self._linear, linear)
-        row = np.array([self._cut(i, u[:, None], np.array([linear]))[0] for i in range(len(self.kernels))])
+        self._U = np.column_stack([self._U, self.problem.dual_coef(alpha)])
+        self._linear = np.append(self._linear, self.problem._linear(alpha))
         self._Q = np.vstack([self._Q, row]) if self._Q.size else row[None, :]
         self._used = np.append(self._used, self._used.max(initial=0) + 1)
         return float(weights @ row)
 
     def _cuts_at(self, alpha: np.ndarray) -> np.ndarray:
+        """Every cut ``q_i`` at α."""
         u, linear = self.problem.dual_coef(alpha), self.problem._linear(alpha)
         return np.array([self._cut(i, u[:, None], np.array([linear]))[0] for i in range(len(self.kernels))])
 
