@@ -82,10 +82,9 @@ FIT_TOL = 1e-4
 #: Random splits of the whole protocol by default: ``indkernel tables`` (full) and ``--quick``.
 SPLITS = {"full": 10, "quick": 2}
 #: Minutes one split of the whole protocol took on this project's 2-core machine, per mode, for
-#: the estimate printed before a run (full: the last full single-split run, with the accelerated
-#: gradient then the default method, so an upper estimate; quick: ``python figures/tables.py
-#: --quick --splits 1``).
-MINUTES_PER_SPLIT = {"full": 29.9, "quick": 0.1}
+#: the estimate printed before a run (full: ``indkernel tables --splits 10``, 130.0 minutes with
+#: two splits at a time, so 26.0 per split; quick: ``python figures/tables.py --quick --splits 1``).
+MINUTES_PER_SPLIT = {"full": 26.0, "quick": 0.1}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
