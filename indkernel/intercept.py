@@ -21,6 +21,10 @@ def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: fl
     ``w_j``, so the minimum is at the first sorted breakpoint where the slope turns >= 0 (a
     weighted quantile). Needs ``c - Σ_{s=-1} w <= 0 <= c + Σ_{s=+1} w`` (F bounded below).
 
+    Where the minimizers form an interval (every term at a bound: an SVM or SVR with no free
+    support vector), b is its middle, as libsvm takes it; an end of the interval can put every
+    point on one side of the decision.
+
     Returns
     -------
     (F_min, b) : the minimal value and a minimizer.
@@ -30,14 +34,15 @@ def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: fl
 
     order = np.argsort(t, kind="stable")
     k = int(np.searchsorted(np.cumsum(w[order]), w[s < 0].sum() - c))
-    # Round-off in the cumulative sum can shift k by one where the slope is ~0; the
-    # neighbours then have the same value up to round-off, so take the best of the three.
-    # b = 0 joins them: where the minimum is a flat stretch that holds 0 (an SVR whose tube holds
-    # every target), it is the minimizer whose terms are smallest, so the least round-off
+    # Round-off in the cumulative sum can shift k by one where the slope is ~0, so the window of
+    # three breakpoints holds the minimizers' interval; values within F's round-off count as equal.
+    # b = 0 joins them (inside a flat stretch, as for an SVR whose tube holds every target).
     candidates = np.append(0.0, t[order[max(k - 1, 0): k + 2]])
-    values = [F(b) for b in candidates]
-    best = int(np.argmin(values))
-    return values[best], float(candidates[best])
+    values = np.array([F(b) for b in candidates])
+    magnitude = max(abs(c * b) + float(w @ np.abs(b - t)) for b in candidates)
+    tied = candidates[values <= values.min() + 4 * len(t) * np.finfo(float).eps * magnitude]
+    b = 0.5 * (float(tied.min()) + float(tied.max()))
+    return F(b), b
 
 
 def active_terms(margin: np.ndarray, magnitude: np.ndarray) -> np.ndarray:

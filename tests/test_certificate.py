@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from problems import FACTORIES, HAND_SOLVED, reference_optimum
+from sklearn.svm import SVC
 
 from indkernel import SVMProblem, solve
 from indkernel.intercept import best_hinge_intercept, hinge_loss
@@ -122,6 +123,25 @@ def test_upper_bound_holds_for_any_beta_and_refuses_a_wrong_length(random_proble
         assert p.upper_bound(alpha, beta) >= p_star - 1e-9 * abs(p_star)
     with pytest.raises(ValueError, match="beta"):
         p.upper_bound(alpha, beta[:-1])
+
+
+@pytest.mark.parametrize("shift", [0.5, -0.3, 2.0])
+def test_a_flat_optimal_intercept_is_the_middle_of_its_interval(shift):
+    """With every point at its bound (no free support vector) the class-weighted hinge loss is
+    flat in b; the intercept is the middle of that interval, as libsvm's, not an end of it, where
+    every point would fall on one side (found on a1a with the sigmoid kernel)."""
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    decision = np.full(5, shift)
+    C = np.where(y > 0, 1.5, 1.0)  # balanced: the positive class weighs 3/2
+    loss, b = best_hinge_intercept(decision, y, C)
+    grid = np.linspace(-4, 4, 8001)
+    losses = np.array([hinge_loss(decision, y, C, g) for g in grid])
+    flat = grid[losses <= losses.min() + 1e-12]
+    assert flat.max() - flat.min() == pytest.approx(2.0)  # b + shift in [-1, 1]
+    assert b == pytest.approx(0.5 * (flat.min() + flat.max()), abs=1e-3) and b == pytest.approx(-shift)
+    assert loss == pytest.approx(losses.min(), rel=1e-13)
+    svc = SVC(C=1.0, kernel="precomputed", class_weight={1: 1.5, -1: 1.0}).fit(np.zeros((5, 5)), y)
+    assert svc.intercept_[0] == pytest.approx(0.0)  # libsvm: the middle, for decision 0
 
 
 @pytest.mark.parametrize("seed", range(10))
