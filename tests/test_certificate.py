@@ -140,8 +140,14 @@ def test_a_flat_optimal_intercept_is_the_middle_of_its_interval(shift):
     assert flat.max() - flat.min() == pytest.approx(2.0)  # b + shift in [-1, 1]
     assert b == pytest.approx(0.5 * (flat.min() + flat.max()), abs=1e-3) and b == pytest.approx(-shift)
     assert loss == pytest.approx(losses.min(), rel=1e-13)
+
+
+def test_a_flat_optimal_intercept_is_libsvms():
+    """On a zero kernel every α is at its bound and the loss is flat in b over [-1, 1]: libsvm's
+    intercept and ours agree."""
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
     svc = SVC(C=1.0, kernel="precomputed", class_weight={1: 1.5, -1: 1.0}).fit(np.zeros((5, 5)), y)
-    assert svc.intercept_[0] == pytest.approx(0.0)  # libsvm: the middle, for decision 0
+    assert best_hinge_intercept(np.zeros(5), y, np.where(y > 0, 1.5, 1.0))[1] == pytest.approx(svc.intercept_[0], abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(10))
