@@ -38,8 +38,10 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     stopping value is ``t_i - f(α_i)`` (``details["exchange_gap"]``, per round in
     ``details["exchange_gaps"]``). It is an *uncertified estimate*: a master solved to finite
     accuracy can put ``t_i`` below ``f(α_i)`` (a negative own gap). The status rests
-    only on indkernel's certificate at ``α_i``. When the own gap is within tolerance and the certified gap has not halved over
-    the last ``STALL_ROUNDS`` rounds, the masters' accuracy is the limit and the run stops with
+    only on indkernel's certificate at ``α_i``, which lags behind the own gap: a master value
+    accurate to ε places α_i only to about √ε, so the rounds go on after the own gap is within
+    tolerance. When, in addition, the certified gap has not shrunk by ``STALL_SHRINK`` over the
+    last ``STALL_ROUNDS`` rounds, the masters' accuracy is the limit and the run stops with
     status ``"inaccurate"``.
     """
     if master not in MASTERS:
@@ -62,10 +64,10 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
             return
         certified_gaps.append(run.upper - run.lower)
         if own_converged and len(certified_gaps) > STALL_ROUNDS and \
-                certified_gaps[-1] > 0.5 * certified_gaps[-1 - STALL_ROUNDS]:
-            run.fail("inaccurate", f"the master's own gap is within tol, but the certified gap {certified_gaps[-1]:.3g} "
-                     f"has not halved in {STALL_ROUNDS} rounds: the masters are solved only to finite "
-                     "accuracy (pass a larger tol, or use method='newton')")
+                certified_gaps[-1] > (1 - STALL_SHRINK) * certified_gaps[-1 - STALL_ROUNDS]:
+            run.fail("inaccurate", f"the master's own gap is within tol, but the certified gap "
+                     f"{certified_gaps[-1]:.3g} has not shrunk by {STALL_SHRINK:.0%} in {STALL_ROUNDS} rounds: "
+                     "the masters are solved only to finite accuracy (pass a larger tol, or use method='newton')")
             return
         keep = [i for i, m in enumerate(multipliers[:-1]) if m > inactive_tol] + [len(multipliers) - 1]
         new = problem.proxy_kernel(alpha)
@@ -110,8 +112,11 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
     return solve_master
 
 
-#: Rounds over which the certified gap must halve once the own gap is within tol.
-STALL_ROUNDS = 50
+#: Once the own gap is within tol, the certified gap must shrink by ``STALL_SHRINK`` over every
+#: ``STALL_ROUNDS`` rounds. It is not a rate: the certificate lags behind the own gap and closes in
+#: steps, with plateaus of 25-50 rounds between them (random n = 30, ρ = 0.1 in the slow suite
+#: certifies 1e-5 at round 707, its own gap within tol since round 560).
+STALL_ROUNDS, STALL_SHRINK = 50, 0.1
 
 #: The time-limit setting of each conic solver, so a master solve ends with the run's time_limit.
 TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}

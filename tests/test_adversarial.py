@@ -213,12 +213,14 @@ def test_one_class_with_nu_one_is_the_single_feasible_point(method):
     lambda: SVMProblem(random_kernel(20, 4), labels(20, 4)),
     lambda: SVRProblem(random_kernel(20, 5), np.random.default_rng(5).standard_normal(20)),
 ], ids=["zeros-10", "svm-20", "svr-20"])
-def test_exchange_defaults_finish_within_a_minute(problem):
+def test_exchange_defaults_end_by_their_own_rule(problem):
+    """With the defaults the exchange method ran to max_iter where its masters' accuracy was the limit
+    (K0 = 0); it now ends certified, or "inaccurate" once the certified gap stalls (366 rounds, about
+    50 s, on zeros-10). Counted in rounds, not seconds, so a loaded machine cannot fail it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = solve(problem(), "exchange")
-    assert result.seconds < 60
-    assert result.status == "optimal" or result.stop_reason
+    assert result.status in ("optimal", "inaccurate"), result.stop_reason
     assert result.lower <= result.upper
 
 
