@@ -24,6 +24,7 @@ EPILOG = """examples:
   indkernel compare --methods pg apg accpm --plot compare.png
   indkernel tables --quick                   the paper's tables on small subsets (2 random splits)
   indkernel tables --splits 10               the paper's tables, mean ± sd over 10 splits, paired tests
+  indkernel tables --datasets a1a-sig        rerun one data set's rows of the tables in --out
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
   indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
   indkernel datasets                         where the data directory is and what it holds
@@ -191,6 +192,8 @@ def _tables(args) -> int:
 
     if args.multiclass and args.ablation:
         raise ValueError("--multiclass and --ablation are two different runs; pass one of them")
+    if args.datasets is not None and (args.multiclass or args.ablation):
+        raise ValueError("--datasets reruns rows of the paper's tables; it takes no --multiclass or --ablation")
     if args.ablation:
         result = write_ablation(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits,
                                 n_jobs=args.n_jobs, data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
@@ -205,7 +208,7 @@ def _tables(args) -> int:
         print(result["markdown"])
         return 0
     result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
-                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
+                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits, datasets=args.datasets)
     print(result["markdown"])
     return 0
 
@@ -303,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--splits", type=int, default=None,
                         help="repeat the whole protocol over this many random splits: mean ± sd and paired tests "
                              "(default 10; --quick 2)")
+    tables.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                        help="rerun only these data sets' rows (e.g. a1a-sig USPS-3-5-linear), keeping the other "
+                             "rows of the tables already in --out (same mode and --splits)")
     tables.add_argument("--n-jobs", type=int, default=2,
                         help="parallel jobs (default 2): the splits, or with one split the cross-validation fits")
     tables.add_argument("--out", default="indkernel-tables", help="output folder (default ./indkernel-tables)")

@@ -85,6 +85,10 @@ SPLITS = {"full": 10, "quick": 2}
 #: the estimate printed before a run (full: ``indkernel tables --splits 10``, 130.0 minutes with
 #: two splits at a time, so 26.0 per split; quick: ``python figures/tables.py --quick --splits 1``).
 MINUTES_PER_SPLIT = {"full": 26.0, "quick": 0.1}
+#: Minutes each data set took of such a split (its ``seconds`` column in that run, the
+#: perturbation sets sharing the rest), for the estimate of a rerun of some of them.
+SET_MINUTES = {"USPS-3-5-SS": 1.5, "USPS-3-5-TD1": 3.8, "USPS-4-6-SS": 2.0, "USPS-4-6-TD1": 5.1, "diabetes-sig": 1.7,
+               "german-sig": 2.6, "a1a-sig": 8.1, **dict.fromkeys(PERTURB_SETS, 0.3)}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
@@ -377,46 +381,70 @@ def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, m
 
 
 def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int | None = 2, data_dir=None,
-                 quiet: bool = False, performance_sets=None, perturb_sets=None, splits: int | None = None) -> dict:
+                 quiet: bool = False, performance_sets=None, perturb_sets=None, splits: int | None = None,
+                 datasets=None) -> dict:
     """Run the three tables over ``splits`` random splits (default :data:`SPLITS`) and write
     ``data_stats.csv``, ``gen_performance.csv``, ``gen_performance_perturbSVM.csv`` (one row per
-    split), ``paired_comparison.csv`` and ``tables.md`` (mean ± sd with the paper's numbers in
-    parentheses, the paired comparison, the command and the run time) into ``out``; return the
-    DataFrames and the markdown.
+    split), ``paired_comparison.csv``, ``runs.csv`` (the commands that made them) and ``tables.md``
+    (mean ± sd with the paper's numbers in parentheses, the paired comparison, the commands and
+    their run times) into ``out``; return the DataFrames and the markdown.
+
+    ``datasets`` (names from either table) reruns only those rows: the others are kept from the
+    tables already in ``out``, which must have been made in the same mode with as many splits
+    (checked before any work), so one data set can be redone after a fix.
 
     With one split the cross-validation fits run in parallel (``n_jobs``); with several, the
     splits do (joblib, each split's fits on one process). An estimate of the run time is printed
-    first (:data:`MINUTES_PER_SPLIT`).
+    first (:data:`MINUTES_PER_SPLIT`, in proportion to :data:`SET_MINUTES` for a subset).
     """
     out = Path(out)
     mode = "quick" if quick else "full"
     splits = SPLITS[mode] if splits is None else splits
     splits = _positive_int(splits, "splits")
+    every = (DIGITS_PERFORMANCE_SETS + DIGITS_PERTURB_SETS) if digits else (PERFORMANCE_SETS + PERTURB_SETS)
     if performance_sets is None:
         performance_sets = DIGITS_PERFORMANCE_SETS if digits else PERFORMANCE_SETS
     if perturb_sets is None:
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
+    earlier = None
+    if datasets is not None:
+        datasets = _known_sets(datasets, every)
+        performance_sets = [name for name in performance_sets if name in datasets]
+        perturb_sets = [name for name in perturb_sets if name in datasets]
+        earlier = _earlier_tables(out, mode, digits, splits)
+    share = sum(SET_MINUTES.get(name, 1.0) for name in [*performance_sets, *perturb_sets]) / \
+        sum(SET_MINUTES.get(name, 1.0) for name in every)
     started = time.perf_counter()
     parts = over_splits(partial(one_split, performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick,
                                 data_dir=data_dir), splits, n_jobs=n_jobs, quiet=quiet, what="tables",
-                        minutes_per_split=MINUTES_PER_SPLIT[mode],
+                        minutes_per_split=MINUTES_PER_SPLIT[mode] * share,
                         steps=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets))
-    performance, stats, perturb = (pd.concat(frames, ignore_index=True).sort_values("split", kind="stable")
-                                   for frames in zip(*parts, strict=True))
-    comparison = paired_comparison(performance, perturb)
+    tables = [pd.concat(frames, ignore_index=True) for frames in zip(*parts, strict=True)]
     minutes = (time.perf_counter() - started) / 60
+    command = ("indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
+               + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(datasets)))
+    runs = pd.DataFrame([dict(command=command, mode=mode, digits=digits, splits=splits, minutes=round(minutes, 1),
+                              n_jobs=n_jobs, datasets="all" if datasets is None else " ".join(datasets))])
+    if earlier is not None:
+        tables = [pd.concat([old[~old.dataset.isin(datasets)], new], ignore_index=True)
+                  for old, new in zip(earlier[:3], tables, strict=True)]
+        runs = pd.concat([earlier[3], runs], ignore_index=True)
+    rank = {name: k for k, name in enumerate(every)}
+    performance, stats, perturb = (table.sort_values(["split", "dataset"], key=lambda c: c.map(rank) if
+                                                     c.name == "dataset" else c, kind="stable")
+                                   for table in tables)
+    comparison = paired_comparison(performance, perturb)
     out.mkdir(parents=True, exist_ok=True)
     stats.to_csv(out / "data_stats.csv", index=False)
     performance.to_csv(out / "gen_performance.csv", index=False)
     perturb.to_csv(out / "gen_performance_perturbSVM.csv", index=False)
     comparison.to_csv(out / "paired_comparison.csv", index=False)
-    command = ("indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
-               + f" --splits {splits}")
+    runs.to_csv(out / "runs.csv", index=False)
     over = (f"mean ± standard deviation over {splits} random splits, the paper's number in parentheses, "
             "✓ where it lies within the range of our splits and ✗ where not" if splits > 1
             else "our numbers, the paper's in parentheses")
     markdown = "\n\n".join([
-        f"Made by `{command}` in {minutes:.1f} minutes on 2 cores (n_jobs={n_jobs}): {over}. Protocol per "
+        f"{_provenance(runs)}: {over}. Protocol per "
         "split: a random split of the paper's sizes, 5-fold cross-validation on the training part over C, ρ and "
         "the similarity's parameters scored by (accuracy + recall)/2, refit, one test; every fit weights the "
         f"classes as the authors' code; Indefinite SVM and PerturbSVM are solved to a certified relative gap of "
@@ -429,4 +457,42 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     ])
     (out / "tables.md").write_text(markdown + "\n")
     return dict(performance=performance, stats=stats, perturb=perturb, comparison=comparison, markdown=markdown)
+
+
+#: The tables' files that ``write_tables(datasets=...)`` merges with.
+TABLE_FILES = ("gen_performance.csv", "data_stats.csv", "gen_performance_perturbSVM.csv", "runs.csv")
+
+
+def _known_sets(datasets, every: list[str]) -> list[str]:
+    """``datasets`` as a list of distinct known names, or a ValueError naming the choices."""
+    names = [datasets] if isinstance(datasets, str) else list(datasets)
+    unknown = [name for name in names if name not in every]
+    if not names or unknown or len(set(names)) < len(names):
+        raise ValueError(f"datasets must be distinct names among {', '.join(every)}; got {names!r}")
+    return names
+
+
+def _earlier_tables(out: Path, mode: str, digits: bool, splits: int) -> tuple[pd.DataFrame, ...]:
+    """The tables in ``out`` that a rerun of some data sets completes; a ValueError (before any
+    work) if they are missing or were made in another mode or with another number of splits."""
+    missing = [name for name in TABLE_FILES if not (out / name).is_file()]
+    if missing:
+        raise ValueError(f"--datasets reruns some rows of the tables in --out={out}, but it has no "
+                         f"{', '.join(missing)}: run the whole tables into it first")
+    *tables, runs = (pd.read_csv(out / name) for name in TABLE_FILES)
+    made = runs.iloc[0]
+    if (made["mode"], bool(made["digits"]), int(made["splits"])) != (mode, digits, splits):
+        raise ValueError(f"the tables in --out={out} were made by `{made['command']}`; rerun their rows with the "
+                         f"same mode, data and --splits {int(made['splits'])}")
+    return (*tables, runs)
+
+
+def _provenance(runs: pd.DataFrame) -> str:
+    """'Made by `command` in m minutes ...', then the data sets each later command reran."""
+    first, *later = runs.itertuples()
+    text = f"Made by `{first.command}` in {first.minutes:.1f} minutes on 2 cores (n_jobs={first.n_jobs})"
+    for run in later:
+        text += (f"; the rows of {run.datasets.replace(' ', ', ')} rerun by `{run.command}` in {run.minutes:.1f} "
+                 f"minutes (n_jobs={run.n_jobs})")
+    return text
 

@@ -75,7 +75,7 @@ def test_tables_quick_on_digits(tmp_path):
     assert set(performance.split) == {0, 1} and (performance.accuracy > 80).all(), performance
     assert set(result["perturb"].data) == {"unperturbed", "noisy"}
     assert {p.name for p in tmp_path.iterdir()} == {"data_stats.csv", "gen_performance.csv", "paired_comparison.csv",
-                                                    "gen_performance_perturbSVM.csv", "tables.md"}
+                                                    "gen_performance_perturbSVM.csv", "runs.csv", "tables.md"}
     assert (result["stats"].lambda_min < 0).all()  # Simpson and tangent distance are indefinite
     assert " ± " in result["markdown"] and "--splits 2" in result["markdown"]
     comparison = result["comparison"]
@@ -90,6 +90,38 @@ def test_tables_quick_on_digits(tmp_path):
             assert row.p_value == pytest.approx(2 * student.sf(abs(t), len(d) - 1))
         else:
             assert np.isnan(row.p_value) and not row.significant
+
+
+def test_tables_rerun_some_data_sets_and_keep_the_other_rows(tmp_path):
+    """``datasets=`` reruns only those rows: marked rows of the other data sets stay as they were in
+    the folder, the rerun's rows are recomputed (equal to the first run's: the protocol is seeded),
+    the paired comparison follows the merged rows, and the markdown names both commands."""
+    import pandas as pd
+
+    from indkernel.experiments import write_tables
+
+    first = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1)
+    performance = pd.read_csv(tmp_path / "gen_performance.csv")
+    performance["accuracy"] = performance["average"] = -1.0  # a mark that only a rerun removes
+    performance.to_csv(tmp_path / "gen_performance.csv", index=False)
+    again = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1,
+                         datasets=["digits-3-5-SS", "digits-3-5-linear"])
+    merged, rerun = again["performance"], again["performance"].dataset == "digits-3-5-SS"
+    assert list(merged.dataset) == list(first["performance"].dataset)  # the rows keep their order
+    np.testing.assert_array_equal(merged.accuracy[rerun], first["performance"].accuracy[rerun.to_numpy()])
+    assert (merged.accuracy[~rerun] == -1.0).all()
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "gen_performance.csv"), merged.reset_index(drop=True))
+    assert list(pd.read_csv(tmp_path / "runs.csv").datasets) == ["all", "digits-3-5-SS digits-3-5-linear"]
+    assert "the rows of digits-3-5-SS, digits-3-5-linear rerun by `indkernel tables --quick --digits --splits 1 " \
+        "--datasets digits-3-5-SS digits-3-5-linear`" in again["markdown"]
+    differences = again["comparison"].set_index(["dataset", "baseline"]).mean_difference
+    assert (differences["digits-3-5-TD1"] == 0.0).all() and (differences["digits-3-5-SS"] != 0.0).any()
+    with pytest.raises(ValueError, match="same mode, data and --splits 1"):
+        write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=2, datasets=["digits-3-5-SS"])
+    with pytest.raises(ValueError, match="run the whole tables into it first"):
+        write_tables(tmp_path / "empty", quick=True, digits=True, quiet=True, datasets=["digits-3-5-SS"])
+    with pytest.raises(ValueError, match="datasets must be distinct names among digits-3-5-SS"):
+        write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, datasets=["a1a-sig"])
 
 
 def test_tables_quick_on_the_papers_data(tmp_path):
