@@ -253,8 +253,8 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         K0; ``decision_function`` is (m, k)) or one-vs-one (a problem per pair on its rows,
         prediction by votes; (m, k(k-1)/2) as scikit-learn's SVC). Unlike SVC, where this only
         reshapes, here it chooses the training strategy too (:mod:`indkernel.multiclass`).
-        One-vs-one fits faster (ten USPS classes, n = 2000: 3.5-3.9 s against 12.6-13.2 s,
-        ``figures/multiclass_profile.py``); its transductive rule decomposes one matrix per pair.
+        One-vs-one fits faster (its problems are smaller; ``figures/multiclass_profile.py``
+        times both); its transductive rule decomposes one matrix per pair.
     verbose : bool, default False
         Progress bars while solving (one per binary problem for two classes, one over the
         problems for more).

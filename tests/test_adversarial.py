@@ -215,8 +215,8 @@ def test_one_class_with_nu_one_is_the_single_feasible_point(method):
 ], ids=["zeros-10", "svm-20", "svr-20"])
 def test_exchange_defaults_end_by_their_own_rule(problem):
     """With the defaults the exchange method ran to max_iter where its masters' accuracy was the limit
-    (K0 = 0); it now ends certified, or "inaccurate" once the certified gap stalls (366 rounds, about
-    50 s, on zeros-10). Counted in rounds, not seconds, so a loaded machine cannot fail it."""
+    (K0 = 0); it now ends certified, or "inaccurate" once the certified gap stalls. No seconds are
+    counted, so a loaded machine cannot fail it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = solve(problem(), "exchange")
