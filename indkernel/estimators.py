@@ -46,7 +46,7 @@ from tqdm.auto import tqdm
 from . import multiclass, progress
 from ._validation import check_kernel, check_memory, check_two_samples, sample_class_weights
 from .one_class_problem import OneClassProblem
-from .proxy import EighProxy, MercerProxy, RankOneProxy, make_oracle, psd_part
+from .proxy import EighProxy, MercerProxy, RankOneProxy, decompose_concurrently, make_oracle, psd_part
 from .solve import METHODS, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
@@ -108,10 +108,12 @@ class _IndefiniteKernelMachine(BaseEstimator):
         n = self.shape_fit_[0]
         tasks = tasks or [multiclass.BinaryTask(np.arange(n), np.empty(0), type(self).__name__)]
         coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
-        oracles = {id(problem.oracle): problem.oracle for problem in problems}.values()
-        for oracle in oracles:
-            if isinstance(oracle, EighProxy):  # its one O(n³) step, shown (and cached) before the iterations
-                _decompose(oracle, "K0", self.verbose, leave=len(oracles) == 1)
+        oracles = [oracle for oracle in {id(p.oracle): p.oracle for p in problems}.values() if isinstance(oracle, EighProxy)]
+        if len(oracles) == 1:  # the one O(n³) step, shown (and cached) before the iterations
+            _decompose(oracles[0], "K0", self.verbose, leave=True)
+        elif oracles:  # one per one-vs-one pair
+            with tqdm(total=len(oracles), desc="eigendecompositions", disable=not self.verbose, leave=False) as bar:
+                decompose_concurrently(oracles, lambda: bar.update(1))
         for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
                                                  disable=not self.verbose or len(problems) == 1)):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .accelerated_gradient import gradient_projection_step
+from .proxy import blas_threads
 from .tracking import Run, _positive_int
 
 #: Halvings of the Newton step in one projected search before it gives up and keeps the gradient
@@ -66,7 +66,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
         prepare()  # the eigendecomposition of K0, on every BLAS thread
     # then BLAS on one thread: the products run on numba's threads, which BLAS threads left
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads(1):
         if not run.observe(x):
             _iterate(problem, run, x, cg_steps)
 

@@ -14,13 +14,14 @@ fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchang
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cached_property
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, cached_property
 
 import numba
 import numpy as np
 import scipy.linalg
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from . import rank_one
 
@@ -137,6 +138,23 @@ def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float)
 EIGH_THREADS_FROM = 1300
 
 
+@cache
+def _blas() -> ThreadpoolController:
+    """One controller of the loaded BLAS libraries: building one scans them (~3 ms, once per
+    limit with ``threadpool_limits``, which a fit of 45 one-vs-one problems paid 90 times)."""
+    return ThreadpoolController()
+
+
+def blas_threads(limit: int | None):
+    """Context manager: BLAS limited to ``limit`` threads inside the block (None: unchanged)."""
+    return _blas().limit(limits=limit, user_api="blas")
+
+
+def blas_thread_count() -> int:
+    """The threads BLAS may use now (the largest count of the loaded BLAS libraries)."""
+    return max((library["num_threads"] for library in _blas().select(user_api="blas").info()), default=1)
+
+
 class EighProxy:
     """Proxy oracle by a dense symmetric eigendecomposition of ``A = K0 + σuuᵀ`` per point.
 
@@ -155,7 +173,7 @@ class EighProxy:
     def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
         """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending; on one BLAS thread below
         :data:`EIGH_THREADS_FROM` rows."""
-        with threadpool_limits(limits=1 if self.K0.shape[0] < EIGH_THREADS_FROM else None, user_api="blas"):
+        with blas_threads(1 if self.K0.shape[0] < EIGH_THREADS_FROM else None):
             return scipy.linalg.eigh(self.K0)
 
     @property
@@ -199,6 +217,26 @@ class EighProxy:
             return lambda v: vectors @ middle(vectors.T @ v)
 
         return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature)
+
+
+def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], object] = lambda: None) -> None:
+    """Compute (and cache) several oracles' eigendecompositions, as many at a time as BLAS has
+    threads, each on one thread; ``done()`` after each.
+
+    For the one-vs-one pairs: their matrices (a few hundred rows at n = 2000) are too small for
+    BLAS's threads to pay, but two decompositions at once nearly halve the time. They run in
+    numpy's ``eigh`` (LAPACK's syevd, which releases the GIL, as scipy's wrapper does not; its
+    2n² workspace is small at these sizes), the vectors stored Fortran-ordered as scipy's, for the
+    rank-one oracle's column products. One oracle's spectrum stays scipy's (:attr:`EighProxy.spectrum`).
+    """
+    pending = [oracle for oracle in oracles if "spectrum" not in vars(oracle)]
+    if not pending:
+        return
+    workers = max(1, min(blas_thread_count(), len(pending)))
+    with blas_threads(1), ThreadPoolExecutor(workers) as pool:
+        for oracle, (values, vectors) in zip(pending, pool.map(np.linalg.eigh, [o.K0 for o in pending]), strict=True):
+            oracle.spectrum = values, np.asfortranarray(vectors)
+            done()
 
 
 class RankOneProxy(EighProxy):

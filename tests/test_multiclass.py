@@ -15,9 +15,10 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 
-from indkernel import IndefiniteSVC, PerturbSVC
+from indkernel import IndefiniteSVC, PerturbSVC, proxy
 from indkernel.baselines import ModSVC, SpectrumSVC, spectrum_transform
 from indkernel.kernels import simpson
+from indkernel.proxy import RankOneProxy
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +134,36 @@ def test_one_vs_one_solves_each_pair_on_its_rows(four_digits):
     transductive = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo", kernel=simpson,
                                  test_kernel="transductive").fit(X, y)
     assert transductive.score(X_test, y_test) > 0.9
+
+
+def test_one_vs_one_pairs_are_decomposed_concurrently_on_one_blas_thread_each(four_digits, monkeypatch):
+    """The pairs' eigendecompositions (numpy's syevd, two at a time) are their K0's, as scipy's
+    route gives them, each pair's fit is the binary fit on its rows, and BLAS's threads are restored."""
+    X, y, _, _ = four_digits
+    K = simpson(X)
+    threads_inside, original = [], np.linalg.eigh
+    monkeypatch.setattr(np.linalg, "eigh", lambda A: threads_inside.append(proxy.blas_thread_count()) or original(A))
+    before = proxy.blas_thread_count()
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo").fit(K, y)
+    assert threads_inside == [1] * 6 and proxy.blas_thread_count() == before
+    for problem, rows, lower in zip(model._fitted_problems, model._task_rows, model.lower_bound_, strict=True):
+        d, V = problem.oracle.spectrum
+        assert V.flags.f_contiguous
+        np.testing.assert_allclose(d, scipy.linalg.eigvalsh(problem.K0), atol=1e-12 * np.abs(d).max())
+        np.testing.assert_allclose((V * d) @ V.T, problem.K0, atol=1e-12 * np.abs(d).max())
+        binary = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K[np.ix_(rows, rows)], y[rows])
+        assert abs(binary.lower_bound_ - lower) <= 1e-5 * abs(lower)
+
+
+def test_already_decomposed_oracles_are_not_decomposed_again(four_digits):
+    X, y, _, _ = four_digits
+    oracles = [RankOneProxy(simpson(X[y == c])) for c in range(3)]
+    first = oracles[0].spectrum
+    calls = []
+    proxy.decompose_concurrently(oracles, lambda: calls.append(1))
+    assert oracles[0].spectrum is first and len(calls) == 2
+    proxy.decompose_concurrently(oracles, lambda: calls.append(1))
+    assert len(calls) == 2
 
 
 def test_an_uncertified_problem_warns_naming_its_class(four_digits):
