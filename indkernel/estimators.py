@@ -46,7 +46,15 @@ from tqdm.auto import tqdm
 from . import multiclass, progress
 from ._validation import check_kernel, check_memory, check_two_samples, sample_class_weights
 from .one_class_problem import OneClassProblem
-from .proxy import EighProxy, MercerProxy, RankOneProxy, decompose_concurrently, make_oracle, psd_part
+from .proxy import (
+    EighProxy,
+    MercerProxy,
+    RankOneProxy,
+    blas_thread_count,
+    decompose_concurrently,
+    make_oracle,
+    psd_part,
+)
 from .solve import METHODS, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
@@ -188,15 +196,32 @@ class _IndefiniteKernelMachine(BaseEstimator):
             among = self._similarity(X, X, "kernel(X_test, X_test)") if self.test_kernel == "transductive" else None
         if self.test_kernel == "inductive":
             return cross[:, self.support_] @ self.dual_coef_.T + self.intercept_
-        columns, oracle = [], None
-        for problem, result, rows, intercept in zip(self._fitted_problems, self._results, self._task_rows,
-                                                    self.intercept_, strict=True):
-            if oracle is None or rows.size < n:  # the problems on all training rows share one decomposition
-                oracle = RankOneProxy(full_matrix(problem.K0, cross[:, rows], among))
-                _decompose(oracle, "the train + test similarities", self.verbose, leave=rows.size == n)
+        columns = []
+        for problem, result, oracle, intercept in zip(self._fitted_problems, self._results,
+                                                      self._transductive_oracles(cross, among), self.intercept_, strict=True):
             beta = problem.dual_coef(result.alpha)
             columns.append(transductive_decision(oracle, beta, problem.rho) + intercept)
         return np.column_stack(columns)
+
+    def _transductive_oracles(self, cross: np.ndarray, among: np.ndarray):
+        """Each fitted problem's oracle on its rows and the test points, decomposed: the problems on
+        all training rows share one; one-vs-one pairs each have their own, made and decomposed as
+        many at a time as BLAS has threads (:func:`indkernel.proxy.decompose_concurrently`), so
+        only that many (pair + test)-sized matrices are alive at once."""
+        problems, rows = self._fitted_problems, self._task_rows
+        if rows[0].size == self.shape_fit_[0]:
+            oracle = RankOneProxy(full_matrix(problems[0].K0, cross, among))
+            _decompose(oracle, "the train + test similarities", self.verbose, leave=True)
+            yield from [oracle] * len(problems)
+            return
+        width = blas_thread_count()
+        with tqdm(total=len(problems), desc="eigendecompositions of the train + test similarities",
+                  disable=not self.verbose, leave=False) as bar:
+            for start in range(0, len(problems), width):
+                oracles = [RankOneProxy(full_matrix(problem.K0, cross[:, r], among))
+                           for problem, r in zip(problems[start:start + width], rows[start:start + width], strict=True)]
+                decompose_concurrently(oracles, lambda: bar.update(1))
+                yield from oracles
 
     def _raw_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]
