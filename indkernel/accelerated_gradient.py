@@ -54,9 +54,12 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
         x, f_x, momentum, L = x_new, f_new, momentum_next, max(0.9 * L, L_floor)
 
 
-def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: np.ndarray, L: float):
+def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: np.ndarray, L: float,
+                             armijo: float | None = None):
     """``(x⁺, f(x⁺), L)`` with ``x⁺ = p_A(y + ∇f(y)/L)``, doubling L until
-    ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` up to the rounding of the comparison
+    ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` (the majorization the accelerated method
+    needs) or, given ``armijo = μ``, until Armijo's ``f(x⁺) >= f(y) + μ ∇f(y)ᵀ(x⁺ - y)`` (enough
+    for a projected Newton face), up to the rounding of the comparison
     (:meth:`IndefiniteProblem.objective_noise`); None
     once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
     Each try is one oracle call."""
@@ -70,7 +73,8 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
         f_new = problem.objective(x_new)
         if not run.finite(f_new, "the objective"):
             return None
-        if f_new >= f_y + g_y @ step - 0.5 * L * (step @ step) - noise_y - problem.objective_noise(x_new):
+        gain = armijo * (g_y @ step) if armijo is not None else g_y @ step - 0.5 * L * (step @ step)
+        if f_new >= f_y + gain - noise_y - problem.objective_noise(x_new):
             return x_new, f_new, L
         L *= 2.0
     run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "

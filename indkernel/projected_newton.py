@@ -17,6 +17,12 @@ MAX_DOUBLINGS = 20
 EXTRAPOLATE = 1.1
 #: Sufficient ascent (Armijo) of the Newton search, along the projected step.
 ARMIJO = 1e-4
+#: Sufficient ascent (Armijo) of the gradient projection step, instead of the accelerated method's
+#: majorization (about ½ where nothing is projected): it keeps the longer Barzilai–Borwein steps
+#: the majorization would halve. On the 45 one-vs-one pairs of ten-class USPS (n = 2000) it took
+#: a quarter fewer oracle calls and 15-25 % less time, at the same iterations; 1e-4 sometimes
+#: doubled the iterations of a one-vs-rest problem.
+GRADIENT_ARMIJO = 0.1
 #: The shift μ of ``(-∇²f + μI)δ = ∇f``, as a fraction of the curvature estimate: it keeps
 #: conjugate gradients well defined where the Hessian is singular and changes no useful step.
 SHIFT = 1e-8
@@ -30,8 +36,8 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
 
     1. **Face.** A gradient projection step ``x_c = p_A(x + ∇f(x)/L)``, L from the curvature
        along the last step (Barzilai–Borwein; the first from one Hessian–vector product) and
-       backtracking as in the accelerated method: it guarantees ascent and picks the face (the
-       variables at their bounds stay there for this iteration).
+       backtracking to Armijo's sufficient ascent (:data:`GRADIENT_ARMIJO`): it guarantees ascent
+       and picks the face (the variables at their bounds stay there for this iteration).
     2. **Newton direction** on the free variables of ``x_c``, in the hyperplane ``aᵀδ = 0``:
        truncated conjugate gradients on ``(-∇²f(x_c) + μI)δ = ∇f(x_c)``, each step one
        Hessian–vector product (:meth:`IndefiniteProblem.hessian`, Daleckii–Krein divided
@@ -90,7 +96,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
                 L = max(-float(s @ dg) / float(s @ s), L_floor)
         previous = x, g
         # 1. the gradient projection step, L by backtracking
-        found = gradient_projection_step(problem, run, x, f_x, g, L)
+        found = gradient_projection_step(problem, run, x, f_x, g, L, armijo=GRADIENT_ARMIJO)
         if found is None:
             return
         x_c, f_c, L = found

@@ -330,6 +330,31 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
 
 
+def test_the_gradient_projection_step_stops_at_the_first_sufficient_ascent():
+    """Projected Newton's face step takes the first L (doubling from a far too small one) whose
+    step passes Armijo's test; the accelerated method's majorization asks a larger L of the same
+    start; tested against f evaluated here."""
+    from indkernel.accelerated_gradient import gradient_projection_step
+    from indkernel.projected_newton import GRADIENT_ARMIJO
+    from indkernel.tracking import Run
+
+    K0, y = FACTORIES["digits"](24, 3)
+    problem = SVMProblem(K0, y, C=2.0, rho=0.5)
+    x = solve(problem, "pg", tol=1e-2).alpha  # near the optimum: a long step loses
+    f_x, g = problem.objective(x), problem.gradient(x)
+    start = 1e-6 * problem.curvature_estimate()
+
+    def passes(L: float, mu: float) -> bool:
+        step = problem.project(x + g / L) - x
+        return problem.objective(x + step) >= f_x + mu * float(g @ step)
+
+    _, f_new, L = gradient_projection_step(problem, Run(problem, "newton"), x, f_x, g, start, armijo=GRADIENT_ARMIJO)
+    assert L > start and passes(L, GRADIENT_ARMIJO) and not passes(L / 2, GRADIENT_ARMIJO)
+    assert f_new == problem.objective(problem.project(x + g / L))
+    L_majorized = gradient_projection_step(problem, Run(problem, "apg"), x, f_x, g, start)[2]
+    assert L_majorized > L
+
+
 def test_mkl_master_equals_the_conic_master():
     """Two routes to the SIQCLP master ``eq:SIQCLP_master`` over the same three cuts: the
     regularized MKL problem by cutting planes and libsvm, and the QCLP through cvxpy/Clarabel."""
