@@ -15,7 +15,7 @@ fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchang
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent import futures
 from functools import cache, cached_property
 
 import numba
@@ -233,7 +233,7 @@ def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], obje
     if not pending:
         return
     workers = max(1, min(blas_thread_count(), len(pending)))
-    with blas_threads(1), ThreadPoolExecutor(workers) as pool:
+    with blas_threads(1), futures.ThreadPoolExecutor(workers) as pool:
         for oracle, (values, vectors) in zip(pending, pool.map(np.linalg.eigh, [o.K0 for o in pending]), strict=True):
             oracle.spectrum = values, np.asfortranarray(vectors)
             done()
