@@ -138,7 +138,8 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
 class ModSVC(_PrecomputedClassifier):
     """Lin & Lin (2003): ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
     ``α, ξ >= 0`` (module docstring); convex for any K0. Solved by cvxpy (Clarabel); more than
-    two classes by one-vs-rest or one-vs-one problems as :class:`indkernel.IndefiniteSVC`.
+    two classes by one-vs-one problems, ``decision_function_shape`` as in ``SVC``
+    (:mod:`indkernel.multiclass`).
 
     Parameters
     ----------
@@ -163,7 +164,7 @@ class ModSVC(_PrecomputedClassifier):
             raise ValueError(f"solver={self.solver!r} is not an installed cvxpy solver; choose one of "
                              f"{sorted(cp.installed_solvers())}")
         K, y, index = self._validate_training(X, y)
-        tasks = multiclass.binary_tasks(y, self.classes_, self.decision_function_shape)
+        tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
         self.dual_coef_, self.intercept_ = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
         for k, task in enumerate(tasks):
             y_pm, classes = check_binary_labels(task.labels, len(task.rows))
@@ -185,7 +186,7 @@ class ModSVC(_PrecomputedClassifier):
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_
-        return multiclass.decide(decisions, self.classes_, self.decision_function_shape)
+        return multiclass.decide(decisions, self.classes_, "ovo", self.decision_function_shape)
 
     def decision_function(self, X) -> np.ndarray:
         """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""

@@ -154,6 +154,25 @@ class IndefiniteProblem(ABC):
         u = self._u(check_vector(alpha, self.dim, "alpha"))
         return u if self._scale is None else u / self._scale
 
+    def consistent_coef(self, alpha) -> np.ndarray:
+        """The coefficients w of the consistent out-of-sample rule: a new point x is scored
+        ``k0(x)ᵀw + b`` from its raw similarities ``k0(x)`` to the training points, an (n,) array.
+
+        With ``A = K0 + uuᵀ/(4ρ) = Q diag(λ) Qᵀ`` at α and ``P = Q diag(λ⁺/λ) Qᵀ`` (the projector
+        onto A's positive eigenspace), ``K* = A_+ = AP`` (``eq:kstar``): a training row of K* is the
+        row of A times P. A new point has no dual variable, so its row of A is ``k0(x)`` and its
+        row of K* is ``k0(x)ᵀP``; hence ``w = Pβ`` with β = :meth:`dual_coef`. On the training rows
+        ``K*β = K0w + (βᵀPβ)β/(4ρ)``: the rule reproduces the fitted decisions but for that
+        rank-one term, which only the training points carry. With componentwise penalties
+        (``th:kstar_pen``, ``u = s∘β``) it is ``w = (P̃u)/s`` for the projector P̃ of the scaled
+        problem. O(n²) from the oracle's factors (the rank-one update's eigenvectors), no new
+        eigendecomposition of K0.
+        """
+        alpha = check_vector(alpha, self.dim, "alpha")
+        point = self._point(alpha)
+        w = point.project_positive(point.u)
+        return w if self._scale is None else w / self._scale
+
     def curvature_estimate(self) -> float:
         """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
         oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the

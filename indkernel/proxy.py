@@ -50,20 +50,27 @@ class ProxyPoint:
     uK0u_magnitude : float
         ``uᵀ|K0|u`` with ``|K0|`` the kernel with its eigenvalues taken in absolute value: the
         size of the kernel's part of φ along u, whatever the signs (for the relative gap's scale).
+    project_positive : callable
+        ``v ↦ Pv`` with ``P = Q diag(λ⁺/λ) Qᵀ`` (``A = Q diag(λ) Qᵀ``), the orthogonal projector
+        onto the positive eigenspace of A, so that ``K* = A P``: the map of the consistent test
+        rule (:meth:`indkernel.problem.IndefiniteProblem.consistent_coef`). O(n²) per product,
+        plus O(nm) once to form the m eigenvectors of the smaller side.
     """
 
     __slots__ = ("u", "Ku", "value", "value_error", "product_error", "Ku_error", "kernel_error", "uK0u_magnitude",
-                 "multiply", "_make_kernel", "_kernel", "_make_curvature")
+                 "multiply", "project_positive", "_make_kernel", "_kernel", "_make_curvature")
 
     def __init__(self, u: np.ndarray, Ku: np.ndarray, value: float, make_kernel: Callable[[], np.ndarray],
                  multiply: Callable[[np.ndarray], np.ndarray], errors: tuple[float, float, float] = (0.0, 0.0, 0.0),
                  uK0u_magnitude: float = 0.0,
-                 make_curvature: Callable[[], Callable[[np.ndarray], np.ndarray]] | None = None):
+                 make_curvature: Callable[[], Callable[[np.ndarray], np.ndarray]] | None = None,
+                 project_positive: Callable[[np.ndarray], np.ndarray] | None = None):
         self.u, self.Ku, self.value, self.uK0u_magnitude = u, Ku, value, uK0u_magnitude
         self.value_error, self.product_error, self.kernel_error = errors
         self.Ku_error = self.product_error * float(np.linalg.norm(u))
         #: ``multiply(v)``: the product ``K*v`` from the factors, O(n²), never forming K*.
         self.multiply = multiply
+        self.project_positive = project_positive if project_positive is not None else _unavailable_projector
         self._make_kernel = make_kernel
         self._kernel: np.ndarray | None = None
         self._make_curvature = make_curvature
@@ -81,6 +88,19 @@ class ProxyPoint:
         if self._make_curvature is None:
             raise NotImplementedError("this oracle does not provide second derivatives")
         return self._make_curvature()
+
+
+def _unavailable_projector(v: np.ndarray) -> np.ndarray:
+    raise NotImplementedError("this oracle does not provide the projector onto the positive eigenspace")
+
+
+def _projector(vectors: np.ndarray, positive: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """``v ↦ Pv`` for the projector P onto the positive eigenspace, from the orthonormal
+    eigenvectors of one side only: the positive ones (``P = VVᵀ``), or the others
+    (``P = I - VVᵀ``), whichever are fewer."""
+    if positive:
+        return lambda v: vectors @ (vectors.T @ v)
+    return lambda v: v - vectors @ (vectors.T @ v)
 
 
 def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,
@@ -216,7 +236,10 @@ class EighProxy:
             middle = divided_difference_operator(values, vectors.T @ u, sigma)
             return lambda v: vectors @ middle(vectors.T @ v)
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature)
+        positive = values > 0
+        few = positive.sum() <= positive.size // 2
+        project = _projector(vectors[:, positive if few else ~positive], few)
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature, project)
 
 
 def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], object] = lambda: None) -> None:
@@ -323,7 +346,19 @@ class RankOneProxy(EighProxy):
 
             return curvature
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature)
+        def project_positive(v: np.ndarray) -> np.ndarray:
+            """``Pv = V0 (W_+W_+ᵀ) V0ᵀv`` (or ``I - W_≤0W_≤0ᵀ`` inside), forming the eigenvectors
+            W of the smaller side (O(nm)) on each call."""
+            positive = eigen.values > 0
+            few = positive.sum() <= positive.size // 2
+            threads = rank_one.threads_for(u.size)
+            with rank_one.limited_threads(threads):
+                s = rank_one.transposed_product(V0, v)
+                t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
+                return rank_one.product(V0, t, threads)
+
+        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature,
+                          project_positive)
 
     @staticmethod
     def _measured_backward_error(d, z, sigma, r, x, y) -> float:
@@ -347,7 +382,8 @@ class MercerProxy:
     """Proxy oracle for a PSD ``K0`` (PerturbSVM, ``eq:learn-mercer``): ``K* = K0 + σuuᵀ``
     (``eq:kstar_psd``) is already PSD, so ``φ(u) = -½uᵀK0u - ‖u‖⁴/(16ρ)`` and
     ``K*u = K0u + σ‖u‖²u``: one product with K0 per point, no eigendecomposition. The caller
-    guarantees K0 ⪰ 0 (:func:`psd_part`).
+    guarantees K0 ⪰ 0 (:func:`psd_part`). The consistent test rule's projector is the identity:
+    a Mercer kernel's rows ``k0(x) = Φφ(x)`` lie in the range of ``K0 = ΦΦᵀ``, where P acts as I.
     """
 
     name = "mercer"
@@ -364,7 +400,7 @@ class MercerProxy:
         errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), abs(uK0u))
         return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u),
                           lambda v: self.K0 @ v + sigma * (u @ v) * u, errors, abs(uK0u),
-                          lambda: lambda v: self.K0 @ v + sigma * (uu * v + 2 * (u @ v) * u))
+                          lambda: lambda v: self.K0 @ v + sigma * (uu * v + 2 * (u @ v) * u), np.array)
 
 
 #: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram

@@ -7,6 +7,7 @@ the stop decision (certified gap within tolerance, ``max_iter`` or ``time_limit`
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 
@@ -84,7 +85,8 @@ class Run:
         self._rows: list[tuple] = []
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
-        self._reporter = tqdm(total=max_iter, desc=method, leave=False) if verbose else _Silent()
+        total = None if max_iter == sys.maxsize else max_iter  # sys.maxsize: no limit (an estimator's max_iter=-1)
+        self._reporter = tqdm(total=total, desc=method, leave=False) if verbose else _Silent()
         self._start = time.perf_counter()
 
     # ----- the loop -------------------------------------------------------------------------

@@ -26,13 +26,6 @@ EXPECTED_FAILURES = {
         "check_non_transformer_estimators_n_iter": "on iris with the sigmoid kernel the starting point (uniform α) is "
                                                    "already certified optimal (gap 1.5e-9), so n_iter_ = 0 is the truth",
     },
-    ("IndefiniteSVC", "callable"): {
-        "check_classifiers_train": "three blobs, sigmoid kernel, rho = 1: the one-vs-rest problems fit K* exactly "
-                                   "(training accuracy 1.0 with K*), but the inductive rule classifies with the raw "
-                                   "indefinite K0 rows, 0.31 (libsvm's one-vs-rest on this K0: 0.64; our one-vs-one "
-                                   "0.90), measured by test_multiclass.py::test_one_vs_rest_on_raw_sigmoid_rows_is_what_the_"
-                                   "estimator_check_meets",
-    },
     ("PerturbSVC", "precomputed"): {
         "check_estimators_dtypes": "truncates a Gram matrix to integers, which makes it indefinite; PerturbSVM "
                                    "refuses indefinite input by design (eq:learn-mercer needs a Mercer kernel)",
@@ -49,9 +42,18 @@ def _instances():
         yield cls(tol=1e-4, kernel=rbf_kernel if cls is PerturbSVC else sigmoid_kernel)
 
 
+#: On feature matrices (the callable-kernel instances) scikit-learn checks that a weight of 2 is
+#: a repeated sample: here the kernel penalty ρ‖K - K0‖²_F counts a repeated sample's row and
+#: column of K0 twice, so the problems differ by design (a weight of 0 is a removed sample, which
+#: test_a_zero_weight_removes_the_sample checks).
+REPEATED_SAMPLES = {"check_sample_weight_equivalence_on_dense_data": "a repeated sample enters ρ‖K - K0‖²_F twice, "
+                    "a weight of 2 does not (eq:kern_learn)"}
+
+
 def _expected_failures(estimator):
     kind = "precomputed" if estimator.kernel == "precomputed" else "callable"
-    return EXPECTED_FAILURES.get((type(estimator).__name__, kind), {})
+    return {**EXPECTED_FAILURES.get((type(estimator).__name__, kind), {}),
+            **(REPEATED_SAMPLES if kind == "callable" else {})}
 
 
 @parametrize_with_checks(list(_instances()), expected_failed_checks=_expected_failures, xfail_strict=True)
@@ -142,8 +144,9 @@ def test_transductive_rule_matches_the_paper_heuristic(digits):
     lam, V = np.linalg.eigh(updated)
     clipped = (V * np.maximum(lam, 0)) @ V.T
     np.testing.assert_allclose(precomputed, clipped[n:, :n] @ beta + model.intercept_[0], atol=1e-8)
-    inductive = IndefiniteSVC(C=2.0, rho=0.5).fit(full[:n, :n], y)
-    assert not np.allclose(inductive.decision_function(full[n:, :n]), precomputed)  # the rules differ here
+    for rule in ("consistent", "raw"):  # the rules differ here
+        other = IndefiniteSVC(C=2.0, rho=0.5, test_kernel=rule).fit(full[:n, :n], y)
+        assert not np.allclose(other.decision_function(full[n:, :n]), precomputed)
 
 
 def test_grid_search_over_C_and_rho_in_parallel(digits):
@@ -155,15 +158,43 @@ def test_grid_search_over_C_and_rho_in_parallel(digits):
 
 
 @pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM, PerturbSVC])
-def test_pickling_round_trips(cls, digits):
+def test_pickling_round_trips_with_what_prediction_needs(cls, digits):
+    """A pickled model predicts as the original and is far smaller than K0: it keeps the support,
+    β, w and the intercepts, not the training similarity or its spectrum (the transductive rule,
+    which needs K0, keeps it); the unpickled model says why it cannot form proxy_kernel_."""
     X, y, X_test, _ = digits
     kernel = _gaussian if cls is PerturbSVC else simpson
     target = X[:, 20] if cls is IndefiniteSVR else y
-    model = cls(tol=1e-5).fit(kernel(X), target)
-    clone = pickle.loads(pickle.dumps(model))
+    K = kernel(X)
+    model = cls(tol=1e-5).fit(K, target)
+    K_star = model.proxy_kernel_
+    data = pickle.dumps(model)
+    assert len(data) < K.nbytes / 4  # 120 points: about 12 kB against 115 kB
+    clone = pickle.loads(data)
     np.testing.assert_array_equal(clone.predict(kernel(X_test, X)), model.predict(kernel(X_test, X)))
     assert clone.gap_ == model.gap_
-    np.testing.assert_allclose(clone.proxy_kernel_, model.proxy_kernel_, atol=1e-12)
+    with pytest.raises(AttributeError, match="unpickled without its training similarity"):
+        clone.proxy_kernel_  # noqa: B018
+    assert model.proxy_kernel_ is K_star  # the live model keeps its cache
+    if cls is not PerturbSVC:
+        transductive = cls(tol=1e-5, test_kernel="transductive").fit(K, target)
+        assert len(pickle.dumps(transductive)) > K.nbytes
+        full = kernel(np.vstack([X, X_test]))[len(X):]
+        clone = pickle.loads(pickle.dumps(transductive))
+        np.testing.assert_array_equal(clone.predict(full), transductive.predict(full))
+        np.testing.assert_allclose(clone.proxy_kernel_, transductive.proxy_kernel_, atol=1e-12)
+
+
+def test_proxy_kernel_describes_the_current_fit(digits):
+    """Read, refit with another ρ and on other rows, read again: the new fit's K*, of its shape."""
+    X, y, _, _ = digits
+    K = simpson(X)
+    model = IndefiniteSVC(C=1.0, rho=1.0, tol=1e-8)
+    first = model.fit(K, y).proxy_kernel_
+    second = model.set_params(rho=100.0).fit(K[:80, :80], y[:80]).proxy_kernel_
+    assert first.shape == (120, 120) and second.shape == (80, 80)
+    expected = SVMProblem(K[:80, :80], y[:80], C=1.0, rho=100.0, oracle="eigh").proxy_kernel(model.result_.alpha)
+    np.testing.assert_allclose(second, expected, atol=1e-10 * np.abs(expected).max())
 
 
 def test_fit_forms_the_proxy_kernel_only_on_request(digits):
@@ -215,6 +246,18 @@ def _fitted():
      "needs at least two classes"),
     (lambda: IndefiniteSVC(decision_function_shape="all").fit(np.eye(4), [0, 1, 2, 1]), ValueError,
      "decision_function_shape"),
+    (lambda: IndefiniteSVC(multi_class="crammer").fit(np.eye(4), [0, 1, 2, 1]), ValueError, "multi_class"),
+    (lambda: IndefiniteSVC(multi_class="ovr", decision_function_shape="ovo").fit(np.eye(4), [0, 1, 2, 1]), ValueError,
+     "multi_class='ovr' does not train"),
+    (lambda: IndefiniteSVC(break_ties=True, decision_function_shape="ovo").fit(np.eye(4), [0, 1, 2, 1]), ValueError,
+     "break_ties must be False"),
+    (lambda: IndefiniteSVC().fit(np.eye(4), [0, 1, 0, 1], sample_weight=[1, -1, 1, 1]), ValueError, "[Nn]egative"),
+    (lambda: IndefiniteSVC().fit(np.eye(4), [0, 1, 0, 1], sample_weight=[1, 0, 1, 0]), ValueError,
+     r"every class a sample of positive weight; class\(es\) \[1\]"),
+    (lambda: IndefiniteSVC().fit(np.eye(4), [0, 1, 0, 1], sample_weight=[1, 1]), ValueError, "sample_weight"),
+    (lambda: IndefiniteSVC(max_iter=-2).fit(np.eye(4), [0, 1, 0, 1]), ValueError, "max_iter"),
+    (lambda: IndefiniteSVC(verbose="loud").fit(np.eye(4), [0, 1, 0, 1]), ValueError, "verbose"),
+    (lambda: IndefiniteSVC(1.0, 1.0), TypeError, "positional argument"),
     (lambda: IndefiniteSVC(class_weight={7: 2.0}).fit(np.eye(4), [0, 1, 0, 1]), ValueError, r"labels \[7\] not in y"),
     (lambda: IndefiniteOneClassSVM(nu=1.5).fit(np.eye(4)), ValueError, "nu"),
     (lambda: IndefiniteOneClassSVM(nu=0.0).fit(np.eye(4)), ValueError, "nu"),
@@ -229,3 +272,102 @@ def _fitted():
 def test_bad_input(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def _dense_consistent_coef(K: np.ndarray, beta: np.ndarray, rho: float) -> np.ndarray:
+    """``w = Pβ`` written out: P the projector onto the positive eigenspace of ``K0 + ββᵀ/(4ρ)``."""
+    values, vectors = np.linalg.eigh(K + np.outer(beta, beta) / (4 * rho))
+    return (vectors[:, values > 0] @ (vectors[:, values > 0].T @ beta))
+
+
+@pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM])
+def test_the_consistent_rule_is_the_dense_projection(cls, digits):
+    """Test decisions ``k0(x)ᵀPβ + b`` against P formed by a full eigendecomposition of
+    ``A = K0 + ββᵀ/(4ρ)`` (each problem type's own β: ``Yα`` for the SVM, α for SVR and
+    one-class), and on the training rows the fitted decisions ``K*β`` but for the rank-one term
+    ``(βᵀPβ)β/(4ρ)``, exactly."""
+    X, y, X_test, _ = digits
+    K, K_test, rho = simpson(X), simpson(X_test, X), 0.5
+    target = X[:, 20] if cls is IndefiniteSVR else y
+    model = cls(rho=rho, tol=1e-8).fit(K, target)
+    beta = np.zeros(len(K))
+    beta[model.support_] = model.dual_coef_[0]
+    w = _dense_consistent_coef(K, beta, rho)
+    np.testing.assert_allclose(model.test_coef_[0], w, atol=1e-9 * np.abs(w).max())
+    b = model.intercept_[0]
+    decision = model.predict(K_test) if cls is IndefiniteSVR else model.decision_function(K_test)
+    np.testing.assert_allclose(decision, K_test @ w + b, atol=1e-9 * np.abs(K_test @ w).max())
+    fitted = model.proxy_kernel_ @ beta
+    np.testing.assert_allclose(fitted, K @ w + (beta @ w) * beta / (4 * rho), atol=1e-9 * np.abs(fitted).max())
+    assert np.abs(fitted - K @ w).max() > 1e-5 * np.abs(fitted).max()  # the rank-one term is far above the tolerance
+
+
+def test_the_consistent_rule_scores_each_point_on_its_own(digits):
+    X, y, X_test, _ = digits
+    model = IndefiniteSVC(C=2.0, rho=0.5, kernel=simpson).fit(X, y)
+    together = model.decision_function(X_test)
+    alone = np.array([model.decision_function(X_test[i:i + 1])[0] for i in range(5)])
+    np.testing.assert_allclose(alone, together[:5], rtol=1e-12)
+
+
+def test_a_callable_kernel_is_evaluated_only_where_the_rule_needs_it(digits):
+    """The raw rule evaluates the kernel against the support vectors only; the consistent one
+    against every training point (``w = Pβ`` is dense)."""
+    X, y, X_test, _ = digits
+    widths = []
+
+    def kernel(A, B):
+        widths.append(len(B))
+        return simpson(A, B)
+
+    for rule in ("raw", "consistent"):
+        model = IndefiniteSVC(C=2.0, rho=0.5, kernel=kernel, test_kernel=rule).fit(X, y)
+        widths.clear()
+        model.predict(X_test)
+        assert widths == [len(model.support_) if rule == "raw" else len(X)]
+    assert len(model.support_) < len(X)
+
+
+def test_sample_weight_is_a_per_sample_C_and_a_zero_weight_removes_the_sample(digits):
+    X, y, X_test, _ = digits
+    K, K_test = simpson(X), simpson(X_test, X)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    model = IndefiniteSVC(C=2.0, rho=0.5, tol=1e-8).fit(K, y, sample_weight=weights)
+    reference = SVMProblem(K, y, C=2.0 * weights, rho=0.5)
+    assert reference.certify(model.result_.alpha).upper >= model.lower_bound_
+    assert model.lower_bound_ == pytest.approx(reference.objective(model.result_.alpha), rel=1e-10)
+    weights[:10] = 0.0
+    kept = np.arange(10, len(y))
+    zero = IndefiniteSVC(C=2.0, rho=0.5, tol=1e-8).fit(K, y, sample_weight=weights)
+    removed = IndefiniteSVC(C=2.0, rho=0.5, tol=1e-8).fit(K[np.ix_(kept, kept)], y[kept], sample_weight=weights[kept])
+    assert zero.lower_bound_ == pytest.approx(removed.lower_bound_, rel=1e-8)
+    assert not np.any(np.isin(zero.support_, np.arange(10))) and np.all(zero.test_coef_[0, :10] == 0)
+    np.testing.assert_allclose(zero.decision_function(K_test), removed.decision_function(K_test[:, kept]), atol=1e-6)
+
+
+def test_sample_weight_matches_libsvm_on_a_psd_kernel(digits):
+    X, y, X_test, _ = digits
+    K, K_test = _gaussian(X), _gaussian(X_test, X)
+    weights = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
+    ours = IndefiniteSVC(C=1.0, rho=1e8, tol=1e-9).fit(K, y, sample_weight=weights)
+    theirs = SVC(C=1.0, kernel="precomputed", tol=1e-10).fit(K, y, sample_weight=weights)
+    np.testing.assert_allclose(ours.decision_function(K_test), theirs.decision_function(K_test), atol=1e-4)
+
+
+def test_svc_conventions_for_max_iter_and_verbose(digits, capsys):
+    X, y, _, _ = digits
+    K = simpson(X)
+    unlimited = IndefiniteSVC(C=2.0, rho=0.5, max_iter=-1, tol=1e-8).fit(K, y)
+    assert unlimited.status_ == "optimal"
+    assert IndefiniteSVC(C=2.0, rho=0.5, verbose=2).fit(K, y).status_ == "optimal"
+    assert "eigendecomposition" in capsys.readouterr().err
+
+
+def test_the_inductive_rule_is_the_raw_rule_under_its_deprecated_name(digits):
+    X, y, X_test, _ = digits
+    K, K_test = simpson(X), simpson(X_test, X)
+    with pytest.warns(FutureWarning, match="renamed 'raw'"):
+        old = IndefiniteSVC(C=2.0, rho=0.5, test_kernel="inductive").fit(K, y)
+    raw = IndefiniteSVC(C=2.0, rho=0.5, test_kernel="raw").fit(K, y)
+    np.testing.assert_array_equal(old.decision_function(K_test), raw.decision_function(K_test))
+    np.testing.assert_allclose(raw.decision_function(K_test), K_test[:, raw.support_] @ raw.dual_coef_[0] + raw.intercept_[0])

@@ -1,6 +1,7 @@
 """Any number of classes: agreement with libsvm at large ρ on a PSD kernel (one-vs-one against
-SVC, one-vs-rest against OneVsRestClassifier(SVC)), one eigendecomposition for every one-vs-rest
-problem, per-problem certificates and warnings, class weights, grid search, pickling, baselines."""
+SVC in both decision shapes, one-vs-rest against OneVsRestClassifier(SVC)), one
+eigendecomposition for every one-vs-rest problem, per-problem certificates and warnings, class
+weights, grid search, pickling, baselines."""
 
 import pickle
 import warnings
@@ -21,6 +22,17 @@ from indkernel.kernels import simpson
 from indkernel.proxy import RankOneProxy
 
 
+@pytest.fixture
+def problems(monkeypatch):
+    """The binary problems of the next fits, as the estimator builds them (it keeps none)."""
+    from indkernel.estimators import _IndefiniteKernelMachine
+
+    captured, solve = [], _IndefiniteKernelMachine._solve
+    monkeypatch.setattr(_IndefiniteKernelMachine, "_solve",
+                        lambda self, problems, tasks: captured.extend(problems) or solve(self, problems, tasks))
+    return captured
+
+
 @pytest.fixture(scope="module")
 def four_digits():
     """Digits 0-3, 160 training and 80 test points."""
@@ -39,29 +51,44 @@ def _gaussian(X, Z=None):
 def test_large_rho_on_a_psd_kernel_is_libsvm_one_vs_one_and_one_vs_rest(cls, four_digits):
     X, y, X_test, _ = four_digits
     K, K_test = _gaussian(X), _gaussian(X_test, X)
-    ovo = cls(C=1.0, rho=1e8, tol=1e-9, decision_function_shape="ovo").fit(K, y)
-    svc = SVC(C=1.0, kernel="precomputed", tol=1e-10, decision_function_shape="ovo").fit(K, y)
-    assert ovo.decision_function(K_test).shape == (len(X_test), 6)
-    np.testing.assert_allclose(ovo.decision_function(K_test), svc.decision_function(K_test), atol=1e-4)
-    assert np.array_equal(ovo.predict(K_test), svc.predict(K_test))
+    for shape, width in (("ovo", 6), ("ovr", 4)):  # one-vs-one training, SVC's two shapes
+        ovo = cls(C=1.0, rho=1e8, tol=1e-9, decision_function_shape=shape).fit(K, y)
+        svc = SVC(C=1.0, kernel="precomputed", tol=1e-10, decision_function_shape=shape).fit(K, y)
+        assert ovo.decision_function(K_test).shape == (len(X_test), width)
+        np.testing.assert_allclose(ovo.decision_function(K_test), svc.decision_function(K_test), atol=1e-4)
+        assert np.array_equal(ovo.predict(K_test), svc.predict(K_test))
+        ties = cls(C=1.0, rho=1e8, tol=1e-9, break_ties=True).fit(K, y)
+        svc_ties = SVC(C=1.0, kernel="precomputed", tol=1e-10, break_ties=True).fit(K, y)
+        assert np.array_equal(ties.predict(K_test), svc_ties.predict(K_test))
 
-    ovr = cls(C=1.0, rho=1e8, tol=1e-9).fit(K, y)
+    ovr = cls(C=1.0, rho=1e8, tol=1e-9, multi_class="ovr").fit(K, y)
     reference = OneVsRestClassifier(SVC(C=1.0, kernel="precomputed", tol=1e-10)).fit(K, y)
     assert ovr.decision_function(K_test).shape == (len(X_test), 4)
     np.testing.assert_allclose(ovr.decision_function(K_test), reference.decision_function(K_test), atol=1e-4)
     assert np.array_equal(ovr.predict(K_test), reference.predict(K_test))
 
 
-def test_one_vs_rest_problems_share_one_eigendecomposition(four_digits, monkeypatch):
+def test_one_vs_one_votes_break_ties_as_libsvm():
+    """Three classes, one vote each: libsvm predicts the first class; break_ties the largest
+    confidence (decision values as SVC's one-vs-one columns: positive for the pair's first class)."""
+    from indkernel import multiclass
+
+    ours = np.array([[0.5, -0.2, 0.9]])  # pairs (0,1), (0,2), (1,2); positive: the second class wins
+    _, label = multiclass.decide(ours, np.array([10, 20, 30]), "ovo")
+    _, tied = multiclass.decide(ours, np.array([10, 20, 30]), "ovo", break_ties=True)
+    assert label[0] == 10 and tied[0] == 30  # 1 vote each; summed confidences 0.3 (class 0), -1.4, +1.1
+
+
+def test_one_vs_rest_problems_share_one_eigendecomposition(four_digits, monkeypatch, problems):
     X, y, X_test, y_test = four_digits
     K = simpson(X)
     sizes = []
     original = scipy.linalg.eigh
     monkeypatch.setattr(scipy.linalg, "eigh", lambda A, *args, **kwargs: sizes.append(len(A)) or
                         original(A, *args, **kwargs))
-    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K, y)
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, multi_class="ovr").fit(K, y)
     assert sizes == [len(y)]  # one decomposition of K0 for four problems
-    assert len({id(problem.oracle) for problem in model._fitted_problems}) == 1
+    assert len(problems) == 4 and len({id(problem.oracle) for problem in problems}) == 1
     assert np.all(model.status_ == "optimal") and np.all(model.gap_ >= 0)
     assert model.gap_.shape == model.n_iter_.shape == model.intercept_.shape == (4,)
     assert np.all(model.lower_bound_ <= model.upper_bound_)
@@ -72,15 +99,15 @@ def test_one_vs_rest_problems_share_one_eigendecomposition(four_digits, monkeypa
     assert abs(binary.lower_bound_ - model.lower_bound_[2]) <= 1e-5 * abs(binary.lower_bound_)
 
 
-def test_one_vs_rest_problems_share_one_frozen_copy_of_K0(four_digits):
+def test_one_vs_rest_problems_share_one_frozen_copy_of_K0(four_digits, problems):
     """k one-vs-rest problems hold one validated K0 between them (not k copies); the caller's
     matrix is neither shared nor frozen."""
     X, y, _, _ = four_digits
     K = simpson(X)
-    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-3).fit(K, y)
-    shared = model._fitted_problems[0].K0
-    assert all(problem.K0 is shared for problem in model._fitted_problems)
-    assert model._fitted_problems[0].oracle.K0 is shared and not shared.flags.writeable
+    IndefiniteSVC(C=10.0, rho=1.0, tol=1e-3, multi_class="ovr").fit(K, y)
+    shared = problems[0].K0
+    assert all(problem.K0 is shared for problem in problems)
+    assert problems[0].oracle.K0 is shared and not shared.flags.writeable
     assert not np.shares_memory(shared, K) and K.flags.writeable
     np.testing.assert_array_equal(shared, (K + K.T) / 2)
 
@@ -96,16 +123,16 @@ def _clipped_test_block(full: np.ndarray, beta: np.ndarray, rows: np.ndarray, rh
     return ((vectors * np.maximum(values, 0)) @ vectors.T)[len(rows):, :len(rows)] @ beta
 
 
-@pytest.mark.parametrize("shape", ["ovr", "ovo"])
-def test_transductive_decisions_are_the_dense_heuristic(shape, four_digits, monkeypatch):
+@pytest.mark.parametrize("strategy", ["ovr", "ovo"])
+def test_transductive_decisions_are_the_dense_heuristic(strategy, four_digits, monkeypatch):
     """Each problem's transductive decision is the rank-one update of the full matrix's one
     eigendecomposition: one-vs-rest problems share it (one eigh for four), one-vs-one pairs each
     decompose their own rows; against the dense heuristic per problem."""
     X, y, X_test, _ = four_digits
     full = simpson(np.vstack([X, X_test]))
     n = len(y)
-    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, test_kernel="transductive",
-                          decision_function_shape=shape).fit(full[:n, :n], y)
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, test_kernel="transductive", multi_class=strategy,
+                          decision_function_shape=strategy).fit(full[:n, :n], y)
     sizes = []
     for module in (scipy.linalg, np.linalg):  # one decomposition alone is scipy's, several numpy's
         monkeypatch.setattr(module, "eigh", lambda A, *args, original=module.eigh, **kwargs: sizes.append(len(A)) or
@@ -113,11 +140,12 @@ def test_transductive_decisions_are_the_dense_heuristic(shape, four_digits, monk
     decisions = model.decision_function(full[n:])
     monkeypatch.undo()
     columns = []
-    for problem, result, rows, b in zip(model._fitted_problems, model.result_, model._task_rows, model.intercept_,
-                                        strict=True):
-        columns.append(_clipped_test_block(full, problem.dual_coef(result.alpha), rows, 1.0) + b)
+    for coef, rows, b in zip(model.dual_coef_, model._task_rows, model.intercept_, strict=True):
+        beta = np.zeros(n)
+        beta[model.support_] = coef
+        columns.append(_clipped_test_block(full, beta[rows], rows, 1.0) + b)
     expected = np.column_stack(columns)
-    if shape == "ovr":
+    if strategy == "ovr":
         assert sizes == [n + 80]
     else:
         assert sorted(sizes) == sorted(len(rows) + 80 for rows in model._task_rows)
@@ -125,18 +153,17 @@ def test_transductive_decisions_are_the_dense_heuristic(shape, four_digits, monk
     np.testing.assert_allclose(decisions, expected, atol=1e-8 * np.abs(expected).max())
 
 
-def test_one_vs_one_solves_each_pair_on_its_rows(four_digits):
+def test_one_vs_one_solves_each_pair_on_its_rows(four_digits, problems):
     X, y, X_test, y_test = four_digits
-    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo").fit(simpson(X), y)
-    assert [problem.n for problem in model._fitted_problems] == [
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(simpson(X), y)
+    assert [problem.n for problem in problems] == [
         int(np.sum((y == i) | (y == j))) for i in range(4) for j in range(i + 1, 4)]
     assert model.score(simpson(X_test, X), y_test) > 0.9
-    transductive = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo", kernel=simpson,
-                                 test_kernel="transductive").fit(X, y)
+    transductive = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, kernel=simpson, test_kernel="transductive").fit(X, y)
     assert transductive.score(X_test, y_test) > 0.9
 
 
-def test_one_vs_one_pairs_are_decomposed_concurrently_on_one_blas_thread_each(four_digits, monkeypatch):
+def test_one_vs_one_pairs_are_decomposed_concurrently_on_one_blas_thread_each(four_digits, monkeypatch, problems):
     """The pairs' eigendecompositions (numpy's syevd, two at a time) are their K0's, as scipy's
     route gives them, each pair's fit is the binary fit on its rows, and BLAS's threads are restored."""
     X, y, _, _ = four_digits
@@ -144,9 +171,9 @@ def test_one_vs_one_pairs_are_decomposed_concurrently_on_one_blas_thread_each(fo
     threads_inside, original = [], np.linalg.eigh
     monkeypatch.setattr(np.linalg, "eigh", lambda A: threads_inside.append(proxy.blas_thread_count()) or original(A))
     before = proxy.blas_thread_count()
-    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, decision_function_shape="ovo").fit(K, y)
+    model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K, y)
     assert threads_inside == [1] * 6 and proxy.blas_thread_count() == before
-    for problem, rows, lower in zip(model._fitted_problems, model._task_rows, model.lower_bound_, strict=True):
+    for problem, rows, lower in zip(list(problems), model._task_rows, model.lower_bound_, strict=True):
         d, V = problem.oracle.spectrum
         assert V.flags.f_contiguous
         np.testing.assert_allclose(d, scipy.linalg.eigvalsh(problem.K0), atol=1e-12 * np.abs(d).max())
@@ -171,21 +198,24 @@ def test_an_uncertified_problem_warns_naming_its_class(four_digits):
     labels = np.array(["zero", "one", "two", "three"])[y]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-9, max_iter=2).fit(simpson(X), labels)
+        model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-9, max_iter=2, multi_class="ovr").fit(simpson(X), labels)
+        IndefiniteSVC(C=10.0, rho=1.0, tol=1e-9, max_iter=2).fit(simpson(X), labels)
     messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
-    assert len(messages) == 4 and all(m.startswith("class '") for m in messages)
-    assert any("class 'two' against the rest" in m for m in messages)
+    assert len(messages) == 4 + 6 and all(m.startswith("class '") for m in messages)
+    assert any("class 'two' against the rest" in m for m in messages[:4])
+    assert any("class 'zero' against class 'two'" in m for m in messages[4:])
     assert list(model.classes_) == sorted(set(labels)) and set(model.status_) == {"max_iter"}
 
 
-def test_class_weights_per_class(four_digits):
+def test_class_weights_per_class(four_digits, problems):
     X, y, _, _ = four_digits
-    model = IndefiniteSVC(C=2.0, tol=1e-4, class_weight={1: 3.0, 3: 0.5}).fit(simpson(X), y)
+    IndefiniteSVC(C=2.0, tol=1e-4, class_weight={1: 3.0, 3: 0.5}, multi_class="ovr").fit(simpson(X), y)
     expected = 2.0 * np.select([y == 1, y == 3], [3.0, 0.5], 1.0)
-    for problem in model._fitted_problems:
+    for problem in problems:
         np.testing.assert_array_equal(problem.C, expected)
-    balanced = IndefiniteSVC(C=2.0, tol=1e-4, class_weight="balanced").fit(simpson(X), y)
-    first = balanced._fitted_problems[0]  # class 0 (+1) against the rest (-1): C·n_pos/n_neg for the rest
+    problems.clear()
+    IndefiniteSVC(C=2.0, tol=1e-4, class_weight="balanced", multi_class="ovr").fit(simpson(X), y)
+    first = problems[0]  # class 0 (+1) against the rest (-1): C·n_pos/n_neg for the rest
     n_pos = np.sum(y == 0)
     np.testing.assert_allclose(first.C, np.where(y == 0, 2.0, 2.0 * n_pos / (len(y) - n_pos)))
 
@@ -193,14 +223,14 @@ def test_class_weights_per_class(four_digits):
 def test_grid_search_and_pickling(four_digits):
     X, y, X_test, y_test = four_digits
     K, K_test = simpson(X), simpson(X_test, X)
-    grid = GridSearchCV(IndefiniteSVC(tol=1e-4), {"C": [1.0, 10.0], "decision_function_shape": ["ovr", "ovo"]},
+    grid = GridSearchCV(IndefiniteSVC(tol=1e-4), {"C": [1.0, 10.0], "multi_class": ["ovr", "ovo"]},
                         cv=3, n_jobs=2).fit(K, y)
     assert grid.best_score_ > 0.9 and grid.score(K_test, y_test) > 0.9
     model = grid.best_estimator_
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.predict(K_test), model.predict(K_test))
     np.testing.assert_array_equal(clone.gap_, model.gap_)
-    assert len(clone.proxy_kernel_) == len(model._fitted_problems)
+    assert len(model.proxy_kernel_) == len(model.intercept_) == (6 if model.multi_class == "ovo" else 4)
 
 
 def test_baselines_take_any_number_of_classes(four_digits):
@@ -228,11 +258,11 @@ def test_a_fit_that_will_not_fit_in_memory_is_refused_before_any_work(monkeypatc
     assert calls == []  # refused before the kernel was computed
 
 
-def test_one_vs_rest_on_raw_sigmoid_rows_is_what_the_estimator_check_meets():
-    """The reason test_estimators gives for its one expected multiclass failure, measured: on
-    scikit-learn's three blobs with the sigmoid kernel at ρ = 1 the one-vs-rest problems fit K*
-    exactly, but the inductive rule's raw indefinite K0 rows classify poorly (libsvm's own
-    one-vs-rest on that K0 too); one-vs-one does well."""
+def test_the_consistent_rule_classifies_what_the_raw_rows_could_not():
+    """scikit-learn's check_classifiers_train, measured: three blobs with the sigmoid kernel at
+    ρ = 1. The one-vs-rest problems fit K* exactly, but the raw indefinite K0 rows classify the
+    training points poorly (libsvm's own one-vs-rest on that K0 too); the consistent rule, which
+    scores with the learned kernel's map, classifies them with either strategy."""
     from sklearn.datasets import make_blobs
     from sklearn.metrics.pairwise import sigmoid_kernel
     from sklearn.preprocessing import StandardScaler
@@ -242,10 +272,11 @@ def test_one_vs_rest_on_raw_sigmoid_rows_is_what_the_estimator_check_meets():
     X, y = shuffle(X, y, random_state=7)
     X = StandardScaler().fit_transform(X)
     K = sigmoid_kernel(X)
-    ovr = IndefiniteSVC(tol=1e-4).fit(K, y)
+    ovr = IndefiniteSVC(tol=1e-4, multi_class="ovr", test_kernel="raw").fit(K, y)
     on_proxy = np.column_stack([K_star[:, ovr.support_] @ beta + b for K_star, beta, b in
                                 zip(ovr.proxy_kernel_, ovr.dual_coef_, ovr.intercept_, strict=True)])
     assert np.mean(ovr.classes_[on_proxy.argmax(axis=1)] == y) == 1.0
     assert ovr.score(K, y) < 0.4  # 0.31 when written
     assert 0.55 < OneVsRestClassifier(SVC(kernel="precomputed")).fit(K, y).score(K, y) < 0.75  # 0.64
-    assert IndefiniteSVC(tol=1e-4, decision_function_shape="ovo").fit(K, y).score(K, y) > 0.85  # 0.90
+    for strategy in ("ovr", "ovo"):
+        assert IndefiniteSVC(tol=1e-4, multi_class=strategy).fit(K, y).score(K, y) > 0.85  # 0.93 and 0.92 when written
