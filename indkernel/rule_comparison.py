@@ -1,0 +1,174 @@
+"""Which test rule: Indefinite SVM's rules for new points over random splits of the paper's data
+sets, each cross-validated with the rule it is then tested with, against denoise (an experiment
+beyond the paper, behind the estimators' default ``test_kernel``).
+
+The rules (:mod:`indkernel.estimators`): ``raw`` (``k0(x)ᵀβ + b``), ``consistent``
+(``k0(x)ᵀPβ + b``, P the projector onto the positive eigenspace of ``A = K0 + ββᵀ/(4ρ)`` at the
+solution) and ``transductive`` (the paper's heuristic, ``ss:interpretation``), and two variants of
+the consistent map, for the study only: ``consistent-K0`` (P from K0 alone, the map denoise applies
+to its test rows) and ``consistent-flip`` (``Q diag(sign λ) Qᵀ`` instead of ``Q diag(λ⁺/λ) Qᵀ``,
+that is ``w = 2Pβ - β``, the map of flip). (Weighting by ``λ⁺/λ`` is weighting by 0/1: the same
+map.)
+
+Protocol per data set and split, as the tables' (:mod:`indkernel.experiments`): a random split of
+the paper's sizes; 5-fold cross-validation on the training part over C, ρ and the similarity's
+parameters, scored by (accuracy + recall)/2, every grid point fitted once per fold and scored
+with every rule; per rule, the best parameters refitted on the training part and tested once
+with that rule. Denoise runs the same protocol over C and the similarity. Each (data set, split)
+is written to its own CSV as it finishes, so a run can be stopped and resumed.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from tqdm.auto import tqdm
+
+from . import experiments
+from .baselines import SpectrumSVC
+from .estimators import IndefiniteSVC
+from .protocol import performance, select_and_test
+
+RULES = ("raw", "consistent", "transductive", "consistent-K0", "consistent-flip")
+#: The estimator's own rules (the variants are computed from its fitted attributes).
+ESTIMATOR_RULES = ("raw", "consistent", "transductive")
+FOLDS = 5
+
+
+def rule_decisions(model: IndefiniteSVC, K: np.ndarray, train: np.ndarray, test: np.ndarray) -> dict[str, np.ndarray]:
+    """The binary decisions at the ``test`` points of ``model`` (fitted on ``K[train, train]``) by
+    every rule of :data:`RULES`; ``K`` is the similarity over all points."""
+    cross = K[np.ix_(test, train)]
+    decisions = {}
+    for rule in ESTIMATOR_RULES:
+        rows = K[np.ix_(test, np.concatenate([train, test]))] if rule == "transductive" else cross
+        decisions[rule] = model.set_params(test_kernel=rule).decision_function(rows)
+    model.set_params(test_kernel="consistent")
+    beta = np.zeros(len(train))
+    beta[model.support_] = model.dual_coef_[0]
+    values, vectors = np.linalg.eigh(K[np.ix_(train, train)])
+    positive = vectors[:, values > 0]
+    b = model.intercept_[0]
+    decisions["consistent-K0"] = cross @ (positive @ (positive.T @ beta)) + b
+    decisions["consistent-flip"] = cross @ (2 * model.test_coef_[0] - beta) + b
+    return decisions
+
+
+def _fold_scores(estimator, grid: list[dict], K: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+                 positive) -> np.ndarray:
+    """(len(grid), len(RULES)): the score of every grid point by every rule on one fold."""
+    scores = np.empty((len(grid), len(RULES)))
+    for g, params in enumerate(grid):
+        model = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
+        decisions = rule_decisions(model, K, train, test)
+        for r, rule in enumerate(RULES):
+            predicted = model.classes_[(decisions[rule] > 0).astype(int)]
+            scores[g, r] = performance(y[test], predicted, positive)["average"]
+    return scores
+
+
+def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: int = FOLDS, n_jobs=None,
+                  seed: int = 0) -> pd.DataFrame:
+    """One row per rule (and one for denoise) on one data set and split: the test accuracy, recall
+    and average, the cross-validated score, the chosen parameters and similarity."""
+    started = time.perf_counter()
+    points, y = list(ParameterGrid(grid)), np.asarray(data.y)
+    train = data.split.train
+    cv = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(train, y[train]))
+    names = list(data.similarities)
+    jobs = [(name, train[fit], train[held]) for name in names for fit, held in cv]
+    scores = joblib.Parallel(n_jobs=n_jobs)(
+        joblib.delayed(_fold_scores)(estimator, points, data.similarities[name](), y, fit, held, data.positive)
+        for name, fit, held in jobs)
+    mean = np.mean(np.reshape(scores, (len(names), len(cv), len(points), len(RULES))), axis=1)  # (sim, point, rule)
+    rows, refits = [], {}
+    for r, rule in enumerate(RULES):
+        s, g = np.unravel_index(np.argmax(mean[:, :, r]), mean.shape[:2])
+        name, params = names[s], points[g]
+        K = data.similarities[name]()
+        key = (name, tuple(sorted(params.items())))
+        if key not in refits:
+            refits[key] = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
+        model = refits[key]
+        decision = rule_decisions(model, K, train, data.split.test)[rule]
+        predicted = model.classes_[(decision > 0).astype(int)]
+        rows.append(dict(method="Indefinite SVM", rule=rule, **performance(y[data.split.test], predicted, data.positive),
+                         cv_score=mean[s, g, r], similarity=name, params=experiments._describe(params)))
+    seconds = time.perf_counter() - started
+    denoise = select_and_test(SpectrumSVC("denoise", class_weight="balanced"), {"C": grid["C"]}, data.similarities,
+                              y, data.split, positive=data.positive, n_jobs=n_jobs, seed=seed)
+    rows.append(dict(method="Denoise", rule="denoise", **denoise.test, cv_score=denoise.cv_score,
+                     similarity=denoise.similarity, params=experiments._describe(denoise.params)))
+    return pd.DataFrame(rows).assign(dataset=data.name, split=seed, seconds=round(seconds, 1))
+
+
+def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bool = False, data_dir=None,
+        n_jobs=2, quiet: bool = False) -> dict:
+    """:func:`compare_rules` on every data set of ``table:gen_performance`` (or ``datasets``) and
+    ``splits`` random splits; each (data set, split) to ``out/<data set>-<split>.csv`` unless that
+    file exists (so a stopped run resumes), then the summary (:func:`summarize`) to
+    ``out/rules.csv``, ``out/rules_paired.csv`` and ``out/rules.md``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    every = experiments.DIGITS_PERFORMANCE_SETS if digits else experiments.PERFORMANCE_SETS
+    names = every if datasets is None else experiments._known_sets(datasets, every)
+    Cs, rhos = experiments._grids(quick)
+    estimator = IndefiniteSVC(class_weight="balanced", tol=experiments.FIT_TOL)
+    todo = [(name, seed) for seed in range(splits) for name in names if not (out / f"{name}-{seed}.csv").is_file()]
+    for name, seed in tqdm(todo, desc="test rules", disable=quiet):
+        data = experiments.load(name, quick=quick, data_dir=data_dir, seed=seed)
+        compare_rules(data, estimator, {"C": Cs, "rho": rhos}, n_jobs=n_jobs, seed=seed).to_csv(
+            out / f"{name}-{seed}.csv", index=False)
+    table = pd.concat([pd.read_csv(out / f"{name}-{seed}.csv") for seed in range(splits) for name in names],
+                      ignore_index=True)
+    summary = summarize(table)
+    table.to_csv(out / "rules.csv", index=False)
+    summary["paired"].to_csv(out / "rules_paired.csv", index=False)
+    command = ("indkernel tables --rules" + (" --quick" if quick else "") + (" --digits" if digits else "")
+               + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(names)))
+    (out / "rules.md").write_text(f"Made by `{command}`.\n\n{summary['markdown']}\n")
+    return dict(table=table, **summary)
+
+
+def summarize(table: pd.DataFrame, measure: str = "average") -> dict:
+    """Mean ± sd of ``measure`` per data set and rule over the splits, and each rule paired against
+    denoise and against the transductive rule (:func:`indkernel.experiments.paired`)."""
+    wide = table.pivot_table(index=["dataset", "split"], columns="rule", values=measure)
+    order = list(dict.fromkeys(table.dataset))
+    paired = pd.DataFrame([dict(dataset=name, rule=rule, baseline=baseline,
+                                **experiments.paired(wide.loc[name, rule], wide.loc[name, baseline]))
+                           for name in order for rule in RULES for baseline in ("denoise", "transductive")
+                           if rule != baseline])
+    columns = [*RULES, "denoise"]
+    lines = ["| data set | " + " | ".join(columns) + " |", "|" + " --- |" * (1 + len(columns))]
+    for name in order:
+        cells = [f"{wide.loc[name, c].mean():.2f} ± {wide.loc[name, c].std():.2f}" for c in columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    overall = wide.groupby(level="dataset").mean().mean()
+    lines.append("| mean over data sets | " + " | ".join(f"{overall[c]:.2f}" for c in columns) + " |")
+    difference = ["| data set | rule | − denoise | p | − transductive | p |", "|" + " --- |" * 6]
+    for (name, rule), group in paired.groupby(["dataset", "rule"], sort=False):
+        cells = []
+        for baseline in ("denoise", "transductive"):
+            row = group[group.baseline == baseline]
+            if row.empty:
+                cells += ["—", "—"]
+                continue
+            row = row.iloc[0]
+            text = f"{row.mean_difference:+.2f}"
+            cells += [f"**{text}**" if row.significant else text, "—" if np.isnan(row.p_value) else f"{row.p_value:.3f}"]
+        difference.append(f"| {name} | {rule} | " + " | ".join(cells) + " |")
+    splits = table.split.nunique()
+    markdown = (f"(accuracy + recall)/2 on the test part, mean ± sd over {splits} random splits; each rule "
+                "cross-validated with itself.\n\n" + "\n".join(lines)
+                + "\n\nPaired differences over the splits (bold: two-sided paired t-test p < "
+                f"{experiments.SIGNIFICANCE:g}).\n\n" + "\n".join(difference))
+    return dict(summary=wide, paired=paired, markdown=markdown)
+
+
