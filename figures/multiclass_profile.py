@@ -37,8 +37,8 @@ def main(repeats: int = 3) -> None:
     data = usps_multiclass.load(("TD",), n_train=N_TRAIN, verbose=False)
     full = data.matrices["TD"][f"gamma={GAMMA:g}"]()
     K, y = np.ascontiguousarray(full[:N_TRAIN, :N_TRAIN]), data.y_train
-    fits = {"denoise": SpectrumSVC("denoise", C=C), "ovr": IndefiniteSVC(C=C, rho=RHO, tol=TOL),
-            "ovo": IndefiniteSVC(C=C, rho=RHO, tol=TOL, decision_function_shape="ovo")}
+    fits = {"denoise": SpectrumSVC("denoise", C=C), "ovr": IndefiniteSVC(C=C, rho=RHO, tol=TOL, multi_class="ovr"),
+            "ovo": IndefiniteSVC(C=C, rho=RHO, tol=TOL)}
     for round_ in range(1, repeats + 1):
         seconds = {}
         for name, estimator in fits.items():

@@ -27,6 +27,7 @@ EPILOG = """examples:
   indkernel tables --datasets a1a-sig        rerun one data set's rows of the tables in --out
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
   indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
+  indkernel tables --rules                   Indefinite SVM's rules for new points against each other and denoise
   indkernel datasets                         where the data directory is and what it holds
 
 DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
@@ -190,21 +191,30 @@ def _tables(args) -> int:
     from .experiments import write_tables
     from .usps_multiclass import write
 
-    if args.multiclass and args.ablation:
-        raise ValueError("--multiclass and --ablation are two different runs; pass one of them")
+    if args.multiclass + args.ablation + args.rules > 1:
+        raise ValueError("--multiclass, --ablation and --rules are different runs; pass one of them")
     if args.datasets is not None and (args.multiclass or args.ablation):
         raise ValueError("--datasets reruns rows of the paper's tables; it takes no --multiclass or --ablation")
+    if args.rules:
+        from .experiments import SPLITS
+        from .rule_comparison import run
+
+        splits = SPLITS["quick" if args.quick else "full"] if args.splits is None else args.splits
+        result = run(_output_folder(args.out, "--out"), splits=splits, datasets=args.datasets, quick=args.quick,
+                     digits=args.digits, data_dir=args.data_dir, n_jobs=args.n_jobs, quiet=args.quiet)
+        print(result["markdown"])
+        return 0
     if args.ablation:
         result = write_ablation(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits,
                                 n_jobs=args.n_jobs, data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
         print(result["markdown"])
         return 0
     if args.multiclass:
-        if args.digits or args.splits is not None:
-            raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits or --splits")
+        if args.digits:
+            raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits")
         result = write(_output_folder(args.out, "--out"), quick=args.quick, n_train=args.n_train,
                        data_dir=args.data_dir, n_jobs=args.n_jobs, verbose=not args.quiet,
-                       similarities=tuple(args.similarities))
+                       similarities=tuple(args.similarities), splits=args.splits)
         print(result["markdown"])
         return 0
     result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
@@ -299,13 +309,17 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--ablation", action="store_true",
                         help="instead: the Simpson rows with one choice changed at a time (test rule, ρ grid, "
                              "binarization threshold, class weights), Indefinite SVM against denoise over --splits")
+    tables.add_argument("--rules", action="store_true",
+                        help="instead: Indefinite SVM's rules for new points (raw, consistent, transductive, and two "
+                             "variants of the consistent map), each cross-validated with itself, against denoise "
+                             "over --splits; each (data set, split) is kept in --out, so a stopped run resumes")
     tables.add_argument("--n-train", type=int, default=None,
                         help="with --multiclass: a random subset of this many training images")
     tables.add_argument("--similarities", nargs="+", choices=("TD", "SS"), default=["TD", "SS"],
                         help="with --multiclass: tangent distance (TD) and/or Simpson (SS)")
     tables.add_argument("--splits", type=int, default=None,
                         help="repeat the whole protocol over this many random splits: mean ± sd and paired tests "
-                             "(default 10; --quick 2)")
+                             "(default 10; --quick 2; with --multiclass and --n-train: random training subsets)")
     tables.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
                         help="rerun only these data sets' rows (e.g. a1a-sig USPS-3-5-linear), keeping the other "
                              "rows of the tables already in --out (same mode and --splits)")

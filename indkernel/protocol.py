@@ -102,9 +102,11 @@ def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, C
         returns the full (N, N) matrix over all points (called once each).
     y : (N,) labels; split : :class:`Split`; positive : the label whose recall counts.
     transductive : bool
-        Cross-validate with the inductive rule (a fold's validation points have no test×test block
-        in ``GridSearchCV``), then refit with ``test_kernel="transductive"`` and test with the rows
-        of the full matrix: the paper's heuristic (``ss:interpretation``). Else the test×train block.
+        Cross-validate with the estimator's own rule (a fold's validation points have no test×test
+        block in ``GridSearchCV``), then refit with ``test_kernel="transductive"`` and test with the
+        rows of the full matrix: the paper's heuristic (``ss:interpretation``). Else the
+        test×train block. :func:`indkernel.rule_comparison.cross_validate_rules` cross-validates
+        each rule with itself, the transductive one included.
     """
     y = np.asarray(y)
     started = time.perf_counter()

@@ -21,6 +21,8 @@ is written to its own CSV as it finishes, so a run can be stopped and resumed.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 
 import joblib
@@ -41,36 +43,65 @@ ESTIMATOR_RULES = ("raw", "consistent", "transductive")
 FOLDS = 5
 
 
-def rule_decisions(model: IndefiniteSVC, K: np.ndarray, train: np.ndarray, test: np.ndarray) -> dict[str, np.ndarray]:
-    """The binary decisions at the ``test`` points of ``model`` (fitted on ``K[train, train]``) by
-    every rule of :data:`RULES`; ``K`` is the similarity over all points."""
-    cross = K[np.ix_(test, train)]
-    decisions = {}
-    for rule in ESTIMATOR_RULES:
-        rows = K[np.ix_(test, np.concatenate([train, test]))] if rule == "transductive" else cross
-        decisions[rule] = model.set_params(test_kernel=rule).decision_function(rows)
+def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, rules=RULES) -> dict[str, np.ndarray]:
+    """The labels ``model`` (fitted on ``K[train, train]``) predicts at the ``test`` points by each
+    of ``rules``; ``K`` is the similarity over all points. The variants need two classes."""
+    cross, predictions = K[np.ix_(test, train)], {}
+    for rule in rules:
+        if rule in ESTIMATOR_RULES:
+            rows = K[np.ix_(test, np.concatenate([train, test]))] if rule == "transductive" else cross
+            predictions[rule] = model.set_params(test_kernel=rule).predict(rows)
+            continue
+        beta = np.zeros(len(train))
+        beta[model.support_] = model.dual_coef_[0]
+        if rule == "consistent-flip":
+            w = 2 * model.test_coef_[0] - beta
+        else:
+            values, vectors = np.linalg.eigh(K[np.ix_(train, train)])
+            positive = vectors[:, values > 0]
+            w = positive @ (positive.T @ beta)
+        predictions[rule] = model.classes_[(cross @ w + model.intercept_[0] > 0).astype(int)]
     model.set_params(test_kernel="consistent")
-    beta = np.zeros(len(train))
-    beta[model.support_] = model.dual_coef_[0]
-    values, vectors = np.linalg.eigh(K[np.ix_(train, train)])
-    positive = vectors[:, values > 0]
-    b = model.intercept_[0]
-    decisions["consistent-K0"] = cross @ (positive @ (positive.T @ beta)) + b
-    decisions["consistent-flip"] = cross @ (2 * model.test_coef_[0] - beta) + b
-    return decisions
+    return predictions
 
 
-def _fold_scores(estimator, grid: list[dict], K: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
-                 positive) -> np.ndarray:
-    """(len(grid), len(RULES)): the score of every grid point by every rule on one fold."""
-    scores = np.empty((len(grid), len(RULES)))
-    for g, params in enumerate(grid):
+def _fold_scores(estimator, points: list[dict], K: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+                 score: Callable, rules) -> np.ndarray:
+    """(len(points), len(rules)): the score of every grid point by every rule on one fold."""
+    scores = np.empty((len(points), len(rules)))
+    for g, params in enumerate(points):
         model = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
-        decisions = rule_decisions(model, K, train, test)
-        for r, rule in enumerate(RULES):
-            predicted = model.classes_[(decisions[rule] > 0).astype(int)]
-            scores[g, r] = performance(y[test], predicted, positive)["average"]
+        predictions = rule_predictions(model, K, train, test, rules)
+        scores[g] = [score(y[test], predictions[rule]) for rule in rules]
     return scores
+
+
+def cross_validate_rules(estimator, grid: dict, similarities: Mapping[str, Callable[[], np.ndarray]], y, rows, *,
+                         cv, score: Callable, rules=RULES, n_jobs=None) -> dict[str, tuple[float, str, dict]]:
+    """Cross-validate ``estimator`` over ``grid`` and the similarity matrices on the training
+    ``rows``, every grid point fitted once per fold and scored by every rule; per rule, the best
+    ``(score, similarity name, parameters)`` (ties to the first, as ``GridSearchCV``)."""
+    points, y = list(ParameterGrid(grid)), np.asarray(y)
+    folds = list(cv.split(rows, y[rows]))
+    names = list(similarities)
+    scores = joblib.Parallel(n_jobs=n_jobs)(
+        joblib.delayed(_fold_scores)(estimator, points, similarities[name](), y, rows[fit], rows[held], score, rules)
+        for name in names for fit, held in folds)
+    mean = np.mean(np.reshape(scores, (len(names), len(folds), len(points), len(rules))), axis=1)
+    best = {}
+    for r, rule in enumerate(rules):
+        s, g = np.unravel_index(np.argmax(mean[:, :, r]), mean.shape[:2])
+        best[rule] = (float(mean[s, g, r]), names[s], points[g])
+    return best
+
+
+def paper_score(positive) -> Callable:
+    """The tables' cross-validation score, (accuracy + recall)/2 (:func:`indkernel.protocol.performance`)."""
+    return partial(_average, positive=positive)
+
+
+def _average(y_true, y_pred, positive) -> float:
+    return performance(y_true, y_pred, positive)["average"]
 
 
 def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: int = FOLDS, n_jobs=None,
@@ -78,28 +109,19 @@ def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: in
     """One row per rule (and one for denoise) on one data set and split: the test accuracy, recall
     and average, the cross-validated score, the chosen parameters and similarity."""
     started = time.perf_counter()
-    points, y = list(ParameterGrid(grid)), np.asarray(data.y)
-    train = data.split.train
-    cv = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(train, y[train]))
-    names = list(data.similarities)
-    jobs = [(name, train[fit], train[held]) for name in names for fit, held in cv]
-    scores = joblib.Parallel(n_jobs=n_jobs)(
-        joblib.delayed(_fold_scores)(estimator, points, data.similarities[name](), y, fit, held, data.positive)
-        for name, fit, held in jobs)
-    mean = np.mean(np.reshape(scores, (len(names), len(cv), len(points), len(RULES))), axis=1)  # (sim, point, rule)
+    y, train, test = np.asarray(data.y), data.split.train, data.split.test
+    best = cross_validate_rules(estimator, grid, data.similarities, y, train, n_jobs=n_jobs,
+                                cv=StratifiedKFold(folds, shuffle=True, random_state=seed),
+                                score=paper_score(data.positive))
     rows, refits = [], {}
-    for r, rule in enumerate(RULES):
-        s, g = np.unravel_index(np.argmax(mean[:, :, r]), mean.shape[:2])
-        name, params = names[s], points[g]
+    for rule, (cv_score, name, params) in best.items():
         K = data.similarities[name]()
         key = (name, tuple(sorted(params.items())))
         if key not in refits:
             refits[key] = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
-        model = refits[key]
-        decision = rule_decisions(model, K, train, data.split.test)[rule]
-        predicted = model.classes_[(decision > 0).astype(int)]
-        rows.append(dict(method="Indefinite SVM", rule=rule, **performance(y[data.split.test], predicted, data.positive),
-                         cv_score=mean[s, g, r], similarity=name, params=experiments._describe(params)))
+        predicted = rule_predictions(refits[key], K, train, test, [rule])[rule]
+        rows.append(dict(method="Indefinite SVM", rule=rule, **performance(y[test], predicted, data.positive),
+                         cv_score=cv_score, similarity=name, params=experiments._describe(params)))
     seconds = time.perf_counter() - started
     denoise = select_and_test(SpectrumSVC("denoise", class_weight="balanced"), {"C": grid["C"]}, data.similarities,
                               y, data.split, positive=data.positive, n_jobs=n_jobs, seed=seed)

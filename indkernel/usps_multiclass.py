@@ -7,10 +7,12 @@ similarities; test error, fit time and peak memory.
 
 Protocol. The similarity over all 9298 images is computed once. Each method's parameters (C; ρ
 for Indefinite SVM; γ of the tangent distance) are chosen by 3-fold cross-validation (accuracy)
-on a random :data:`SELECT_SIZE`-point subset of the training images, with the inductive rule;
-the method is then refit on the whole training set and tested once on the 2007 test images.
-Indefinite SVM is solved to a certified relative gap of :data:`FIT_TOL` and tested with both
-rules (inductive, and the paper's transductive one, which needs the test×test similarities). As
+on a random :data:`SELECT_SIZE`-point subset of the training images; the method is then refit on
+the whole training set and tested once on the 2007 test images. Indefinite SVM is solved to a
+certified relative gap of :data:`FIT_TOL` and tested with each rule for new points (raw,
+consistent and the paper's transductive one, which needs the test×test similarities), each rule
+cross-validated with itself (every grid point fitted once per fold and scored by every rule:
+:func:`indkernel.rule_comparison.cross_validate_rules`). As
 a check of the similarities against the literature, the one-nearest-neighbour errors with the
 same tangent distance and with the Euclidean distance, which have published values
 (:data:`PUBLISHED`).
@@ -30,6 +32,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import StratifiedKFold
 from tqdm.auto import tqdm
 
 from . import datasets, kernels
@@ -37,6 +41,7 @@ from .baselines import SpectrumSVC
 from .estimators import IndefiniteSVC
 from .measure import measure
 from .protocol import best_similarity
+from .rule_comparison import ESTIMATOR_RULES, cross_validate_rules
 
 SIMILARITIES = ("TD", "SS")
 #: Images in the standard training part (the rest of the 9298, 2007, are the test part).
@@ -51,16 +56,16 @@ QUICK: dict[str, Any] = dict(train=300, test=200, select=150, C=[1.0, 10.0], rho
 #: distance (Simard, LeCun & Denker 1993) and with the Euclidean distance, as quoted by Hastie,
 #: Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed., Table 13.1.
 PUBLISHED = {("TD", "1-NN"): 2.6, ("Euclidean", "1-NN"): 5.5}
-#: The Indefinite SVM rows: their method names and multiclass strategies (``decision_function_shape``).
-INDEFINITE = {"Indefinite SVM": "ovr", "Indefinite SVM (ovo)": "ovo"}
+#: The Indefinite SVM rows: their method names and multiclass strategies (``multi_class``).
+INDEFINITE = {"Indefinite SVM": "ovo", "Indefinite SVM (ovr)": "ovr"}
 
 
 def methods(C_grid, rho_grid) -> list[tuple[str, object, dict]]:
     """``(name, estimator, grid)`` of the compared methods."""
     spectral = [(name, SpectrumSVC(spectrum), {"C": C_grid}) for name, spectrum in
                 (("Denoise", "denoise"), ("Flip", "flip"), ("Shift", "shift"), ("SVM", "none"))]
-    return spectral + [(name, IndefiniteSVC(tol=FIT_TOL, decision_function_shape=shape), {"C": C_grid, "rho": rho_grid})
-                       for name, shape in INDEFINITE.items()]
+    return spectral + [(name, IndefiniteSVC(tol=FIT_TOL, multi_class=strategy), {"C": C_grid, "rho": rho_grid})
+                       for name, strategy in INDEFINITE.items()]
 
 
 @dataclass
@@ -121,20 +126,30 @@ def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None =
     for kind, (name, estimator, grid) in tqdm(jobs, desc="ten-class USPS", disable=not verbose):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            _, similarity, parameters, full = best_similarity(estimator, grid, data.matrices[kind], data.y_train,
-                                                              select, cv=3, n_jobs=n_jobs)
-        described = _describe(parameters) + ("" if len(data.matrices[kind]) == 1 else f", {similarity}")
-        model = clone(estimator).set_params(**parameters)
-        rows += _evaluate(model, full, data, dict(similarity=kind, method=name, parameters=described), verbose)
+            if isinstance(estimator, IndefiniteSVC):
+                chosen = cross_validate_rules(estimator, grid, data.matrices[kind], data.y_train, select,
+                                              cv=StratifiedKFold(3), score=accuracy_score, rules=ESTIMATOR_RULES,
+                                              n_jobs=n_jobs)
+            else:
+                chosen = {"—": best_similarity(estimator, grid, data.matrices[kind], data.y_train, select, cv=3,
+                                               n_jobs=n_jobs)[:3]}
+        fitted: dict = {}
+        for rule, (_, similarity, parameters) in chosen.items():
+            described = _describe(parameters) + ("" if len(data.matrices[kind]) == 1 else f", {similarity}")
+            if described not in fitted:
+                model = clone(estimator).set_params(**parameters)
+                fitted[described] = model, _fit(model, data.matrices[kind][similarity](), data, verbose)
+            model, row = fitted[described]
+            row = dict(row, similarity=kind, method=name, parameters=described)
+            rows.append(_test(model, rule, data.matrices[kind][similarity](), data, row))
     table = pd.DataFrame(rows)
     table["published"] = [np.nan if quick or n_train else PUBLISHED.get((s, m), np.nan)
                           for s, m in zip(table.similarity, table.method, strict=True)]
     return table
 
 
-def _evaluate(model, full: np.ndarray, data: Data, row: dict, verbose: bool) -> list[dict]:
-    """Fit ``model`` on the training block of ``full`` (timed, peak memory sampled) and test it: one
-    row, two for Indefinite SVM (inductive and transductive rules)."""
+def _fit(model, full: np.ndarray, data: Data, verbose: bool) -> dict:
+    """Fit ``model`` on the training block of ``full`` (timed, peak memory sampled): the row's fit columns."""
     n = data.n_train
     train = np.ascontiguousarray(full[:n, :n])
     indefinite = isinstance(model, IndefiniteSVC)
@@ -144,15 +159,23 @@ def _evaluate(model, full: np.ndarray, data: Data, row: dict, verbose: bool) -> 
         warnings.simplefilter("ignore", ConvergenceWarning)  # the table says whether every problem was certified
         fitted = measure(partial(model.fit, train, data.y_train))
     del train
-    row = dict(row, fit_s=fitted.seconds, peak_GB=_gigabytes(fitted.peak_bytes))
+    row = dict(fit_s=fitted.seconds, peak_GB=_gigabytes(fitted.peak_bytes))
     if indefinite:
         row["certified"] = bool(np.all(model.status_ == "optimal"))
-    rows = [dict(row, rule="inductive", test_error=_error(model.predict(full[n:, :n]), data.y_test))]
-    if indefinite:
-        predicted = measure(partial(model.set_params(test_kernel="transductive").predict, full[n:]))
-        rows.append(dict(row, rule="transductive", test_error=_error(predicted.value, data.y_test),
-                         predict_s=predicted.seconds, predict_peak_GB=_gigabytes(predicted.peak_bytes)))
-    return rows
+    return row
+
+
+def _test(model, rule: str, full: np.ndarray, data: Data, row: dict) -> dict:
+    """Test ``model`` with ``rule`` (an Indefinite SVM rule, or "—" for a baseline's own): the row,
+    with the time and peak memory of the prediction for the transductive rule."""
+    n = data.n_train
+    if rule != "transductive":
+        if rule != "—":
+            model.set_params(test_kernel=rule)
+        return dict(row, rule=rule, test_error=_error(model.predict(full[n:, :n]), data.y_test))
+    predicted = measure(partial(model.set_params(test_kernel="transductive").predict, full[n:]))
+    return dict(row, rule=rule, test_error=_error(predicted.value, data.y_test), predict_s=predicted.seconds,
+                predict_peak_GB=_gigabytes(predicted.peak_bytes))
 
 
 def _describe(parameters: dict) -> str:
@@ -161,7 +184,7 @@ def _describe(parameters: dict) -> str:
 
 def _nearest_neighbour(data: Data, kind: str) -> dict:
     nearest = np.argmin(data.distances[kind], axis=1)
-    return dict(similarity=kind, method="1-NN", rule="inductive", parameters="",
+    return dict(similarity=kind, method="1-NN", rule="—", parameters="",
                 test_error=_error(data.y_train[nearest], data.y_test))
 
 
@@ -174,25 +197,72 @@ def _gigabytes(value: int | None) -> float:
 
 
 def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None, n_jobs: int | None = 2,
-          verbose: bool = True, similarities=SIMILARITIES) -> dict:
+          verbose: bool = True, similarities=SIMILARITIES, splits: int | None = None) -> dict:
     """Run :func:`run` and write ``usps_multiclass.csv`` and ``usps_multiclass.md`` (the table with
-    the command and its run time) into ``out``; return the table and the markdown."""
-    started = time.perf_counter()
-    table = run(similarities, quick=quick, n_train=n_train, data_dir=data_dir, n_jobs=n_jobs, verbose=verbose)
-    minutes = (time.perf_counter() - started) / 60
+    the command and its run time) into ``out``; return the table and the markdown.
+
+    ``splits`` (with ``n_train``): repeat over that many random training subsets (seeds 0, 1, ...),
+    each written to ``split-<seed>.csv`` as it finishes and reused by a later run into the same
+    ``out`` (so a stopped run resumes); the markdown then gives mean ± sd and each method's paired
+    difference to denoise (:func:`split_markdown`)."""
+    if splits is not None and not (n_train and not quick):
+        raise ValueError("--splits with --multiclass repeats over random training subsets: pass --n-train N")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "usps_multiclass.csv", index=False)
     command = ("indkernel tables --multiclass" + (" --quick" if quick else "")
                + (f" --n-train {n_train}" if n_train and not quick else "")
-               + ("" if tuple(similarities) == SIMILARITIES else " --similarities " + " ".join(similarities)))
+               + ("" if tuple(similarities) == SIMILARITIES else " --similarities " + " ".join(similarities))
+               + ("" if splits is None else f" --splits {splits}"))
+    options = dict(quick=quick, n_train=n_train, data_dir=data_dir, n_jobs=n_jobs, verbose=verbose)
+    if splits is None:
+        started = time.perf_counter()
+        table = run(similarities, **options)
+        minutes = (time.perf_counter() - started) / 60
+        body = to_markdown(table)
+    else:
+        for seed in range(splits):
+            path = out / f"split-{seed}.csv"
+            if not path.is_file():
+                started = time.perf_counter()
+                part = run(similarities, seed=seed, **options)
+                part.assign(split=seed, split_minutes=(time.perf_counter() - started) / 60).to_csv(path, index=False)
+        table = pd.concat([pd.read_csv(out / f"split-{seed}.csv", keep_default_na=False, na_values=[""])
+                           for seed in range(splits)], ignore_index=True)
+        minutes = float(table.groupby("split").split_minutes.first().sum())
+        body = split_markdown(table)
+    table.to_csv(out / "usps_multiclass.csv", index=False)
     markdown = (f"Made by `{command}` in {minutes:.1f} minutes on this machine (n_jobs={n_jobs}); "
-                f"{_data_sizes(quick, n_train)}.\n\n" + to_markdown(table))
+                f"{_data_sizes(quick, n_train, splits)}.\n\n" + body)
     (out / "usps_multiclass.md").write_text(markdown + "\n")
     return dict(table=table, markdown=markdown)
 
 
-def _data_sizes(quick: bool, n_train: int | None) -> str:
+def split_markdown(table: pd.DataFrame) -> str:
+    """Test error mean ± sd over the splits per (similarity, method, rule), and the paired
+    difference to denoise on the same similarity (bold where the paired t-test gives p <
+    :data:`indkernel.experiments.SIGNIFICANCE`)."""
+    from .experiments import paired
+
+    lines = ["| similarity | method | test rule | test error % | − denoise (p) | fit s |",
+             "| --- | --- | --- | ---: | ---: | ---: |"]
+    for (kind, method, rule), group in table.groupby(["similarity", "method", "rule"], sort=False):
+        errors = group.set_index("split").test_error
+        denoise = table[(table.similarity == kind) & (table.method == "Denoise")].set_index("split").test_error
+        cell = "—"
+        if method != "Denoise":
+            test = paired(errors, denoise)
+            p_value = "—" if np.isnan(test["p_value"]) else f"{test['p_value']:.3f}"
+            cell = f"{test['mean_difference']:+.2f} ({p_value})"
+            cell = f"**{cell}**" if test["significant"] else cell
+        fit = group.fit_s.mean() if "fit_s" in group else np.nan
+        lines.append(f"| {kind} | {method} | {rule} | {errors.mean():.2f} ± {errors.std():.2f} | {cell} | "
+                     f"{'' if pd.isna(fit) else f'{fit:.1f}'} |")
+    return "\n".join(lines)
+
+
+def _data_sizes(quick: bool, n_train: int | None, splits: int | None = None) -> str:
+    if splits is not None:
+        return f"{splits} random subsets of {n_train} training images of the 7291, all 2007 test images"
     if quick:
         return f"quick: the first {QUICK['train']} training and {QUICK['test']} test images"
     if n_train:

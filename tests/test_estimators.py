@@ -9,7 +9,7 @@ from problems import random_indefinite
 from sklearn.metrics.pairwise import rbf_kernel, sigmoid_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC, SVR, OneClassSVM
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import parametrize_with_checks
 
 from indkernel import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC, SVMProblem
 from indkernel.datasets import load_digits_pair
@@ -56,7 +56,7 @@ def _expected_failures(estimator):
             **(REPEATED_SAMPLES if kind == "callable" else {})}
 
 
-@parametrize_with_checks(list(_instances()), expected_failed_checks=_expected_failures, xfail_strict=True)
+@parametrize_with_checks(list(_instances()), expected_failed_checks=_expected_failures)
 def test_sklearn_conventions(estimator, check):
     check(estimator)
 

@@ -39,12 +39,13 @@ def test_quick_ten_class_run_through_the_command_line(tmp_path, capsys):
     methods = {"Denoise", "Flip", "Shift", "SVM", *usps_multiclass.INDEFINITE}
     for kind in ("TD", "SS"):
         rows = table[table.similarity == kind]
-        assert methods <= set(rows.method) and set(rows.rule) == {"inductive", "transductive"}
+        assert methods <= set(rows.method) and set(rows.rule) == {"—", "raw", "consistent", "transductive"}
     assert table.test_error.between(0, 100).all()
     fitted = table[table.method != "1-NN"]
     assert (fitted.fit_s > 0).all() and (fitted.peak_GB > 0).all()
     indefinite = table[table.method.isin(usps_multiclass.INDEFINITE)]
-    assert len(indefinite) == 2 * 2 * 2  # similarities x strategies x test rules
+    assert len(indefinite) == 2 * 2 * 3  # similarities x strategies x test rules
+    assert set(table[~table.method.isin(usps_multiclass.INDEFINITE)].rule) == {"—"}
     assert indefinite.certified.all() and indefinite.parameters.str.contains("rho=").all()
     nearest = table[table.method == "1-NN"].set_index("similarity").test_error
     assert nearest["TD"] < nearest["Euclidean"]  # tangent distance knows the digits' invariances
