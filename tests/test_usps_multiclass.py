@@ -62,3 +62,27 @@ def test_multiclass_tables_take_no_digits_flag(capsys):
 def test_a_training_subset_size_out_of_range_is_refused(capsys):
     assert main(["tables", "--multiclass", "--n-train", "5", "--quiet"]) == 2
     assert "n_train must be between 10 and 7291" in capsys.readouterr().err
+
+
+def test_splits_are_written_one_by_one_resumed_and_paired_against_denoise(tmp_path, monkeypatch):
+    """--splits with --n-train: each split's rows in their own file (a second run computes only the
+    missing ones), then mean ± sd and the paired difference to denoise on the same similarity."""
+    calls = []
+
+    def fake_run(similarities, *, seed, **options):
+        calls.append(seed)
+        return usps_multiclass.pd.DataFrame([
+            dict(similarity="SS", method="Denoise", rule="—", parameters="C=1", test_error=8.0 + seed, fit_s=1.0),
+            dict(similarity="SS", method="Indefinite SVM", rule="consistent", parameters="C=1, rho=1",
+                 test_error=7.0 + 2 * seed, fit_s=2.0, certified=True)])
+
+    monkeypatch.setattr(usps_multiclass, "run", fake_run)
+    usps_multiclass.write(tmp_path, n_train=500, splits=2, verbose=False)
+    (tmp_path / "split-1.csv").unlink()
+    result = usps_multiclass.write(tmp_path, n_train=500, splits=3, verbose=False)
+    assert calls == [0, 1, 1, 2]
+    assert result["markdown"].startswith("Made by `indkernel tables --multiclass --n-train 500 --splits 3`")
+    assert "| SS | Indefinite SVM | consistent | 9.00 ± 2.00 | +0.00 (1.000) | 2.0 |" in result["markdown"]
+    assert "| SS | Denoise | — | 9.00 ± 1.00 | — | 1.0 |" in result["markdown"]
+    with pytest.raises(ValueError, match="--n-train"):
+        usps_multiclass.write(tmp_path, splits=2)
