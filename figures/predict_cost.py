@@ -1,6 +1,7 @@
-"""The cost of scoring new points with each rule of IndefiniteSVC, side by side in one process.
+"""What scoring new points costs with each rule
+=============================================
 
-USPS 3 vs 5 with the Simpson similarity at the tables' split (767 training, 773 test images;
+IndefiniteSVC's rules for new points side by side in one process. USPS 3 vs 5 with the Simpson similarity at the tables' split (767 training, 773 test images;
 the embedded digits 3 vs 5 without a data directory), C = 10, ρ = 1. Prints, per rule and batch
 size m, the seconds of ``predict`` (min–max over the repeats) and the ratio to the consistent
 rule, and the seconds that forming ``w = Pβ`` adds to ``fit``::
@@ -69,6 +70,6 @@ def main(repeats: int = 3) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="The seconds of predict with each rule for new points.")
     parser.add_argument("--repeats", type=int, default=3)
     main(parser.parse_args().repeats)
