@@ -265,6 +265,8 @@ class _IndefiniteKernelMachine(BaseEstimator):
             return cross @ self.dual_coef_.T + self.intercept_
         if rule == "consistent":
             return cross @ self.test_coef_.T + self.intercept_
+        if len(among) > 1:  # symmetric as K0 must be: an asymmetric block would be averaged silently
+            among = check_kernel(among, name="the test×test block X[:, n_train:]")
         K0, columns = self._training_similarity(), []
         for rows, oracle, beta, intercept in zip(self._task_rows, self._transductive_oracles(K0, cross, among),
                                                  self._betas(), self.intercept_, strict=True):

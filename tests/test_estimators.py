@@ -241,6 +241,9 @@ def _fitted():
     (lambda: IndefiniteSVC(test_kernel="transductive").fit(*_fitted()[:2]).predict(np.ones((3, 12))), ValueError,
      r"shape \(n_test, n_train \+ n_test\)"),
     (lambda: IndefiniteSVC().fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError, "square train×train"),
+    (lambda: IndefiniteSVC(test_kernel="transductive").fit(*_fitted()[:2]).predict(
+        np.hstack([np.ones((3, 12)), np.triu(np.ones((3, 3)))])), ValueError,
+     r"the test×test block X\[:, n_train:\] is not symmetric"),
     (lambda: IndefiniteSVC().fit(np.eye(4), [1, 1, 1, 1]), ValueError, "needs at least two classes; y has one"),
     (lambda: IndefiniteSVC(decision_function_shape="ovo").fit(np.eye(4), [1, 1, 1, 1]), ValueError,
      "needs at least two classes"),
