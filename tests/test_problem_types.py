@@ -279,3 +279,27 @@ def test_best_one_class_offset_is_the_linear_program(nu, rng):
 def test_bad_input(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES))
+def test_consistent_coef_against_a_full_eigendecomposition(kind, oracle, rng):
+    """The consistent rule's ``w`` of each type's own A, written out: ``Pβ`` with P the projector
+    onto the positive eigenspace of ``K0 + ββᵀ/(4ρ)`` (β = α for SVR and one-class; PerturbSVM's A
+    is PSD, so its range holds the kernel's rows and w = β), ``P̃(s∘β)/s`` of the scaled
+    ``K0/(ssᵀ) + (s∘β)(s∘β)ᵀ/4``, ``s = 1/√h``, for componentwise penalties; and on the training
+    rows ``K*β = K0w + s²∘β (Σ s²βw)/(4ρ)``, the rank-one term apart."""
+    problem = TYPES[kind](12, 2, 0.5, oracle)
+    s = 1 / np.sqrt(problem.h) if kind == "componentwise" else np.ones(problem.n)
+    rho = 1.0 if kind == "componentwise" else problem.rho
+    for alpha in feasible_points(problem, 2, rng):
+        beta = problem.dual_coef(alpha)
+        if kind == "perturb":
+            expected = beta
+        else:
+            lam, Q = np.linalg.eigh(problem.K0 / np.outer(s, s) + np.outer(s * beta, s * beta) / (4 * rho))
+            expected = (Q[:, lam > 0] @ (Q[:, lam > 0].T @ (s * beta))) / s
+        w = problem.consistent_coef(alpha)
+        np.testing.assert_allclose(w, expected, atol=1e-10 * np.abs(expected).max())
+        term = s * s * beta * float(np.sum(s * s * beta * w)) / (4 * rho)
+        np.testing.assert_allclose(problem.proxy_kernel(alpha) @ beta, problem.K0 @ w + term,
+                                   atol=1e-10 * np.abs(problem.K0).max() * np.abs(beta).sum())
