@@ -60,12 +60,12 @@ PUBLISHED = {("TD", "1-NN"): 2.6, ("Euclidean", "1-NN"): 5.5}
 INDEFINITE = {"Indefinite SVM": "ovo", "Indefinite SVM (ovr)": "ovr"}
 
 
-def methods(C_grid, rho_grid) -> list[tuple[str, object, dict]]:
-    """``(name, estimator, grid)`` of the compared methods."""
+def methods(C_grid, rho_grid, indefinite=INDEFINITE) -> list[tuple[str, object, dict]]:
+    """``(name, estimator, grid)`` of the compared methods (Indefinite SVM: the strategies of ``indefinite``)."""
     spectral = [(name, SpectrumSVC(spectrum), {"C": C_grid}) for name, spectrum in
                 (("Denoise", "denoise"), ("Flip", "flip"), ("Shift", "shift"), ("SVM", "none"))]
     return spectral + [(name, IndefiniteSVC(tol=FIT_TOL, multi_class=strategy), {"C": C_grid, "rho": rho_grid})
-                       for name, strategy in INDEFINITE.items()]
+                       for name, strategy in indefinite.items()]
 
 
 @dataclass
@@ -112,7 +112,7 @@ def _tangent_similarity(squared: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None = None, data_dir=None,
-        n_jobs: int | None = 2, verbose: bool = True, seed: int = 0) -> pd.DataFrame:
+        n_jobs: int | None = 2, verbose: bool = True, seed: int = 0, indefinite=INDEFINITE) -> pd.DataFrame:
     """One row per (similarity, method, test rule): the chosen parameters, the test error (%), the fit
     time (s), the peak resident memory of the process during the fit (GB), and for the transductive
     rule the time of the prediction; plus the 1-NN rows and the published errors beside them."""
@@ -122,7 +122,7 @@ def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None =
                                                         replace=False))
     C_grid, rho_grid = (QUICK["C"], QUICK["rho"]) if quick else (C_GRID, RHO_GRID)
     rows = [_nearest_neighbour(data, kind) for kind in data.distances]
-    jobs = [(kind, method) for kind in data.matrices for method in methods(C_grid, rho_grid)]
+    jobs = [(kind, method) for kind in data.matrices for method in methods(C_grid, rho_grid, indefinite)]
     for kind, (name, estimator, grid) in tqdm(jobs, desc="ten-class USPS", disable=not verbose):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -204,7 +204,8 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
     ``splits`` (with ``n_train``): repeat over that many random training subsets (seeds 0, 1, ...),
     each written to ``split-<seed>.csv`` as it finishes and reused by a later run into the same
     ``out`` (so a stopped run resumes); the markdown then gives mean ± sd and each method's paired
-    difference to denoise (:func:`split_markdown`)."""
+    difference to denoise (:func:`split_markdown`). Over splits Indefinite SVM runs its default
+    one-vs-one only (one-vs-rest costs 7-8 times its fit, ``figures/multiclass_profile.py``)."""
     if splits is not None and not (n_train and not quick):
         raise ValueError("--splits with --multiclass repeats over random training subsets: pass --n-train N")
     out = Path(out)
@@ -224,7 +225,7 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
             path = out / f"split-{seed}.csv"
             if not path.is_file():
                 started = time.perf_counter()
-                part = run(similarities, seed=seed, **options)
+                part = run(similarities, seed=seed, indefinite={"Indefinite SVM": "ovo"}, **options)
                 part.assign(split=seed, split_minutes=(time.perf_counter() - started) / 60).to_csv(path, index=False)
         table = pd.concat([pd.read_csv(out / f"split-{seed}.csv", keep_default_na=False, na_values=[""])
                            for seed in range(splits)], ignore_index=True)

@@ -69,8 +69,9 @@ def test_splits_are_written_one_by_one_resumed_and_paired_against_denoise(tmp_pa
     missing ones), then mean ± sd and the paired difference to denoise on the same similarity."""
     calls = []
 
-    def fake_run(similarities, *, seed, **options):
+    def fake_run(similarities, *, seed, indefinite, **options):
         calls.append(seed)
+        assert indefinite == {"Indefinite SVM": "ovo"}
         return usps_multiclass.pd.DataFrame([
             dict(similarity="SS", method="Denoise", rule="—", parameters="C=1", test_error=8.0 + seed, fit_s=1.0),
             dict(similarity="SS", method="Indefinite SVM", rule="consistent", parameters="C=1, rho=1",
