@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import warnings
 import zipfile
@@ -41,6 +42,9 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     from . import datasets, kernels
 
     if args.data is None:
+        if args.labels is not None:
+            raise ValueError("--labels goes with a .npy DATA file of features; without DATA the embedded digits are "
+                             "solved (give DATA, or drop --labels)")
         X, y = datasets.load_digits_pair(3, 5)
         name = "digits 3 vs 5 (scikit-learn's bundled digits)"
     else:
@@ -51,13 +55,14 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
                              "(drop --labels)")
         if path.suffix == ".npz":
             with _reading(path, "DATA", "a .npz archive (np.savez)"), np.load(path) as archive:
-                if "y" not in archive or not ({"X", "K"} & set(archive.files)):
-                    raise ValueError(f"{path} must hold y and either X (features) or K (a precomputed similarity); "
-                                     f"it holds {archive.files}")
-                y = archive["y"]
-                if "K" in archive:
-                    return archive["K"], y, f"{name} (precomputed similarity)"
-                X = archive["X"]
+                arrays = {key: archive[key] for key in archive.files if key in ("X", "K", "y")}
+            if "y" not in arrays or not ({"X", "K"} & set(arrays)):
+                raise ValueError(f"DATA {path} must hold y and either X (features) or K (a precomputed similarity); "
+                                 f"it holds {sorted(arrays)}")
+            y = arrays["y"]
+            if "K" in arrays:
+                return arrays["K"], y, f"{name} (precomputed similarity)"
+            X = arrays["X"]
         elif path.suffix == ".npy":
             if args.labels is None:
                 raise ValueError("a .npy DATA file holds features only: pass --labels FILE (.npy or one label a line)")
@@ -96,8 +101,10 @@ def _reading(path: Path, what: str, expected: str):
                          f"{exc}") from exc
 
 
-def _output_file(name: str | None, what: str) -> Path | None:
-    """Check before any work that ``name`` can be written: its folder exists and it is no folder."""
+def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | None = None) -> Path | None:
+    """Check before any work that ``name`` can be written: its folder exists and is writable, it is
+    no folder, no input file (DATA, --labels) and no other output (``taken``: path -> option,
+    to which it is added)."""
     if name is None:
         return None
     path = Path(name)
@@ -105,6 +112,17 @@ def _output_file(name: str | None, what: str) -> Path | None:
         raise ValueError(f"{what} {path} is a directory; give a file name")
     if not path.parent.is_dir():
         raise ValueError(f"{what} {path}: the folder {path.parent} does not exist; create it first")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{what} {path} cannot be written (no permission); give a writable place")
+    inputs = {"DATA": getattr(args, "data", None), "--labels": getattr(args, "labels", None)}
+    for option, given in inputs.items():
+        if given is not None and Path(given).exists() and path.resolve() == Path(given).resolve():
+            raise ValueError(f"{what} {path} is the input file {option}; writing it would destroy the data: "
+                             "give another name")
+    taken = {} if taken is None else taken
+    if path.resolve() in taken:
+        raise ValueError(f"{what} and {taken[path.resolve()]} name the same file {path}; give two names")
+    taken[path.resolve()] = what
     return path
 
 
@@ -133,7 +151,9 @@ def _say(args, text: str) -> None:
 def _solve(args) -> int:
     from .solve import solve
 
-    alpha_out, history_out = _output_file(args.alpha_out, "--alpha-out"), _output_file(args.history_out, "--history-out")
+    taken: dict[Path, str] = {}
+    alpha_out = _output_file(args.alpha_out, "--alpha-out", args, taken)
+    history_out = _output_file(args.history_out, "--history-out", args, taken)
     problem = _problem(args)
     _say(args, f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by {args.method} ...")
     with warnings.catch_warnings():
@@ -153,7 +173,7 @@ def _solve(args) -> int:
 def _compare(args) -> int:
     from .solve import compare, plot_comparison
 
-    plot = _output_file(args.plot, "--plot")
+    plot = _output_file(args.plot, "--plot", args)
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -227,6 +247,9 @@ def _datasets(args) -> int:
     from .datasets import data_directory, data_status
 
     folder = data_directory(args.data_dir)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"the data directory {folder} is a file, not a folder; point --data-dir (or $INDKERNEL_DATA) "
+                         "at a folder")
     print(f"data directory: {folder} (--data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel)")
     status = data_status(args.data_dir)
     for row in status.itertuples():

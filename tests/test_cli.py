@@ -1,5 +1,7 @@
 """The console script: each command, its outputs and its error handling."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -135,6 +137,41 @@ def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "nodir").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["solve", "good.npz", "--alpha-out", "good.npz"], "--alpha-out good.npz is the input file DATA"),
+    (["solve", "a.npy", "--labels", "labels.txt", "--history-out", "labels.txt"], "is the input file --labels"),
+    (["solve", "good.npz", "--alpha-out", "x.csv", "--history-out", "x.csv"],
+     "--history-out and --alpha-out name the same file"),
+    (["solve", "--labels", "labels.txt"], "without DATA the embedded digits"),
+    (["solve", "no-y.npz"], "must hold y and either X (features) or K"),
+    (["compare", "good.npz", "--plot", "good.npz"], "--plot good.npz is the input file DATA"),
+    pytest.param(["solve", "good.npz", "--alpha-out", "/proc/1/alpha.npy"], "cannot be written (no permission)",
+                 marks=pytest.mark.skipif(not os.path.isdir("/proc/1"), reason="needs Linux's /proc")),
+])
+def test_outputs_that_would_destroy_data_or_fail_are_refused_before_any_work(argv, message, capsys, tmp_path,
+                                                                              monkeypatch):
+    import importlib
+
+    solve_module = importlib.import_module("indkernel.solve")  # the package re-exports the function as indkernel.solve
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    (tmp_path / "labels.txt").write_text("1\n-1\n1\n-1\n")
+    np.savez(tmp_path / "no-y.npz", K=np.eye(4))
+    before = (tmp_path / "good.npz").read_bytes()
+    monkeypatch.setattr(solve_module, "solve", lambda *a, **k: pytest.fail("the solve ran"))
+    monkeypatch.setattr(solve_module, "compare", lambda *a, **k: pytest.fail("the comparison ran"))
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and "cannot be read" not in err
+    assert (tmp_path / "good.npz").read_bytes() == before
+
+
+def test_a_data_directory_that_is_a_file_is_refused(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    assert main(["datasets", "--data-dir", str(tmp_path / "a-file")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
 
 
 def test_outputs_are_written_under_the_names_given(capsys, tmp_path):
