@@ -12,6 +12,15 @@ from .tracking import Run
 SDP_MAX_N = 100
 
 
+def refusal(problem: IndefiniteProblem, max_n: int = SDP_MAX_N) -> str | None:
+    """Why the SDP route will not run on ``problem`` (checked before any work), or None."""
+    if problem.n > max_n:
+        return (f"the SDP route is refused above n = {max_n} (here n = {problem.n}): its model has n² variables "
+                "and takes minutes at n = 100; use method='apg' (certified, O(n²) per iteration) or pass max_n= "
+                "to insist")
+    return None
+
+
 def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
                max_n: int = SDP_MAX_N) -> None:
     """Solve the problem's own max-min model (``problem.maxmin_model()``: ``formulations.maxmin_sdp``
@@ -20,10 +29,9 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
 
     One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
-    if problem.n > max_n:
-        raise ValueError(f"the SDP route is refused above n = {max_n} (here n = {problem.n}): its model has "
-                         "n² variables and takes minutes at n = 100; use method='apg' (certified, O(n²) per "
-                         "iteration) or pass max_n= to insist")
+    reason = refusal(problem, max_n)
+    if reason is not None:
+        raise ValueError(reason)
     for _ in run.iterations():
         model = problem.maxmin_model()
         try:

@@ -6,11 +6,13 @@ import inspect
 from collections.abc import Callable
 
 import numba
+import numpy as np
 import pandas as pd
 
 from .accelerated_gradient import accelerated_gradient
 from .accpm import accpm
-from .direct_sdp import direct_sdp
+from .direct_sdp import SDP_MAX_N, direct_sdp
+from .direct_sdp import refusal as sdp_refusal
 from .exchange import exchange
 from .problem import IndefiniteProblem
 from .projected_gradient import projected_gradient
@@ -103,18 +105,34 @@ def compare(problem: IndefiniteProblem, methods=("pg", "apg", "newton", "accpm")
     """Run several methods on the same problem (keywords as for :func:`solve`).
 
     Returns a DataFrame with one row per method (method, lower, upper, gap, iterations, seconds,
-    status); the full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
+    status, reason); a method refused on this problem before any work (:func:`refusal`) gets the
+    status "refused" and its reason, and the others run. The full results are in
+    ``table.attrs["results"]`` for :func:`plot_comparison`.
     """
     if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
         raise TypeError(f"methods must be a list of method names such as ['pg', 'apg']; got {methods!r}")
     unknown = sorted(set(methods) - set(METHODS))
     if unknown or len(set(methods)) != len(methods):
         raise ValueError(f"methods must be distinct names from {sorted(METHODS)}; got {list(methods)}")
-    results = {method: solve(problem, method, **kwargs) for method in methods}
-    table = pd.DataFrame([dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations,
-                               seconds=r.seconds, status=r.status) for m, r in results.items()])
+    refused = {method: reason for method in methods if (reason := refusal(problem, method, **kwargs)) is not None}
+    if len(refused) == len(methods):
+        raise ValueError("every method is refused on this problem: " + "; ".join(refused.values()))
+    results = {method: solve(problem, method, **kwargs) for method in methods if method not in refused}
+    rows = [dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations, seconds=r.seconds,
+                 status=r.status, reason="") for m, r in results.items()]
+    rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status="refused",
+                  reason=reason) for m, reason in refused.items()]
+    table = pd.DataFrame(rows)
     table.attrs["results"] = results
     return table
+
+
+def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
+    """Why ``method`` will not run on ``problem``, known before any work (the SDP route above its
+    size limit), or None."""
+    if method == "sdp":
+        return sdp_refusal(problem, options.get("max_n", SDP_MAX_N))
+    return None
 
 
 def plot_comparison(results, axes=None):

@@ -201,11 +201,24 @@ def test_compare_and_plot():
     matplotlib.use("Agg")
     K0, y = FACTORIES["random"](12, 9)
     table = compare(SVMProblem(K0, y, C=2.0), methods=("apg", "accpm"), tol=1e-5)
-    assert list(table.columns) == ["method", "lower", "upper", "gap", "iterations", "seconds", "status"]
+    assert list(table.columns) == ["method", "lower", "upper", "gap", "iterations", "seconds", "status", "reason"]
     assert list(table.method) == ["apg", "accpm"] and (table.status == "optimal").all()
     assert (table.lower <= table.upper.min()).all()  # every lower bound is below every upper bound
     axes = plot_comparison(table)
     assert len(axes[0].get_lines()) == 2 and axes[1].get_xlabel() == "time (s)"
+
+
+def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_work():
+    """The SDP route above its size limit is refused before any method runs (it used to fail
+    after the others had run, throwing their results away); the others run."""
+    K0, y = FACTORIES["random"](101, 9)
+    problem = SVMProblem(K0, y, C=2.0)
+    table = compare(problem, methods=("apg", "sdp"), tol=1e-5)
+    assert list(table.method) == ["apg", "sdp"] and list(table.status) == ["optimal", "refused"]
+    assert "refused above n = 100 (here n = 101)" in table.reason.iloc[1] and np.isnan(table.upper.iloc[1])
+    assert list(table.attrs["results"]) == ["apg"]
+    with pytest.raises(ValueError, match="every method is refused"):
+        compare(problem, methods=("sdp",))
 
 
 def test_every_certificate_is_refined_without_libsvm_or_the_kernel_matrix(monkeypatch):
