@@ -59,7 +59,11 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     tol : float, default 1e-6
         Target on the certified gap ``upper - lower``, relative to the α-dependent scale
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
-    max_iter : int, optional (a per-method default); time_limit : float seconds, optional.
+    max_iter : int, optional (a per-method default)
+    time_limit : float, optional
+        Seconds from the call, the setup included (the oracle's O(n³) eigendecomposition of K0,
+        which cannot be interrupted: a run whose setup alone exceeds the limit stops after it
+        and says so); checked between iterations and inside the methods' inner loops.
     refine : bool, optional
         Tighten every certificate by a few O(n²) Newton steps on the free variables
         (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only. Default:
@@ -89,6 +93,10 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         refine = method not in NO_REFINEMENT
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
               time_limit=time_limit, refine=refine, verbose=verbose)
+    prepare = getattr(problem.oracle, "prepare", None)
+    if prepare is not None:  # the one O(n³) step, inside the run's clock
+        prepare()
+        run.setup_seconds = run.seconds
     only = problem.only_point()
     with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
         if only is not None:  # nothing to optimize: A is one point

@@ -88,6 +88,8 @@ class Run:
         total = None if max_iter == sys.maxsize else max_iter  # sys.maxsize: no limit (an estimator's max_iter=-1)
         self._reporter = tqdm(total=total, desc=method, leave=False) if verbose else _Silent()
         self._start = time.perf_counter()
+        #: Seconds of the setup before the first iteration (the oracle's eigendecomposition of K0).
+        self.setup_seconds = 0.0
 
     # ----- the loop -------------------------------------------------------------------------
     def iterations(self):
@@ -98,7 +100,8 @@ class Run:
             if k >= self.max_iter:
                 self._stop("max_iter", f"stopped at max_iter={self.max_iter} before the certified gap reached tol")
             elif self.out_of_time:
-                self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s before the certified gap reached tol")
+                self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s before the certified gap reached tol"
+                           + self._time_spent())
             else:
                 self.completed = k + 1
                 yield k
@@ -151,8 +154,17 @@ class Run:
     def stop_for_time(self) -> bool:
         """In a method's inner loop: end the run at ``time_limit``; True if it ended."""
         if self.out_of_time:
-            self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s inside iteration {self.iteration}")
+            self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s inside iteration {self.iteration}"
+                       + self._time_spent())
         return self.status is not None
+
+    def _time_spent(self) -> str:
+        """What the clock counted: the run so far, and the setup when it alone took the time."""
+        text = f" ({self.seconds:.3g} s since the call"
+        if self.setup_seconds > self.time_limit:
+            text += (f"; the setup alone, the eigendecomposition of K0, took {self.setup_seconds:.3g} s: time_limit "
+                     "counts it but cannot interrupt it")
+        return text + ")"
 
     def fail(self, status: str, reason: str) -> None:
         """End the run for a method-specific reason (a solver failure, a stall)."""

@@ -93,6 +93,18 @@ def test_stops_at_time_limit_and_says_so():
     assert time.perf_counter() - start < 5
 
 
+def test_time_limit_counts_the_setup_and_says_when_it_alone_took_the_time():
+    """The eigendecomposition of K0 cannot be interrupted: a limit below its time stops the run
+    right after it, with the seconds spent and the setup named, not as if 1e-6 s had been kept."""
+    K0, y = FACTORIES["random"](300, 8)
+    with pytest.warns(ConvergenceWarning, match="time_limit=1e-06"):
+        result = solve(SVMProblem(K0, y, C=2.0), "newton", time_limit=1e-6)
+    assert result.status == "time_limit" and result.iterations == 0
+    assert "the setup alone, the eigendecomposition of K0, took" in result.stop_reason
+    spent = float(result.stop_reason.split("(")[1].split(" s since the call")[0])
+    assert spent == pytest.approx(result.seconds, rel=0.5) and spent > 1e-6
+
+
 def test_exchange_passes_the_time_limit_to_its_master_solves():
     """A master solve cannot be interrupted from outside, so the conic solver gets the time left:
     the run ends near time_limit even when one master takes longer than that."""
