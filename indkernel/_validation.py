@@ -43,6 +43,10 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
     one-vs-rest problems of an estimator share) is returned as it is, not copied. At most two
     n×n arrays beside K0 are alive at once.
     """
+    shape = np.shape(K0)
+    if len(shape) == 2 and shape[0] == shape[1]:  # before any copy
+        check_memory(shape[0], f"a problem on the {shape[0]}×{shape[0]} {name}", PROBLEM_ARRAYS,
+                     "use fewer points or free memory")
     K = as_float_array(K0, name)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be a square (n, n) similarity matrix; got shape {K.shape}")
@@ -244,10 +248,16 @@ def available_memory() -> int | None:
     return None
 
 
-def check_memory(n: int, estimator: str, arrays: int = FIT_ARRAYS) -> None:
-    """Refuse, before any work, a fit whose n×n arrays will not fit in the available memory."""
+#: n×n float64 arrays a problem type allocates beside the caller's K0 at its peak: the validated
+#: copy and the symmetry check's difference, then the eigenvectors V0 and LAPACK's copy of K0.
+PROBLEM_ARRAYS = 4
+
+
+def check_memory(n: int, what: str, arrays: int = FIT_ARRAYS, fix: str = "train on fewer points or free memory") -> None:
+    """Refuse, before any allocation, ``what`` (say "IndefiniteSVC on n=9 training points"), whose
+    ``arrays`` n×n float64 arrays at its peak will not fit in the available memory: a MemoryError
+    with the size, the need, what is available and ``fix``."""
     needed, available = arrays * 8 * n * n, available_memory()
     if available is not None and needed > available:
-        raise MemoryError(f"{estimator} on n={n} training points needs about {needed / 2**30:.1f} GiB ({arrays} "
-                          f"n×n float64 arrays at the peak of the fit), but "
-                          f"{available / 2**30:.1f} GiB are available; train on fewer points or free memory")
+        raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB ({arrays} {n}×{n} float64 arrays at its "
+                          f"peak), but {available / 2**30:.1f} GiB are available; {fix}")

@@ -40,6 +40,7 @@ sets is --data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel."""
 def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     """``(K0, y, description)`` from DATA and the similarity options."""
     from . import datasets, kernels
+    from ._validation import FIT_ARRAYS, check_memory
 
     if args.data is None:
         if args.labels is not None:
@@ -76,6 +77,8 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     parameters = {"tangent": dict(gamma=args.gamma), "gaussian": dict(gamma=args.gamma),
                   "sigmoid": dict(a=args.a, r=args.r)}.get(args.similarity, {})
     function = getattr(kernels, "tangent_distance" if args.similarity == "tangent" else args.similarity)
+    check_memory(len(X), f"the {args.similarity} similarity of {len(X)} points and its problem", FIT_ARRAYS,
+                 "give fewer points or free memory")
     described = ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
     return function(X, **parameters), y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
 
@@ -360,7 +363,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
         print(f"indkernel {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

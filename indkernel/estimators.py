@@ -126,7 +126,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         if np.count_nonzero(weights) < 2:
             raise ValueError(f"sample_weight must give at least two samples a positive weight (a weight of 0 leaves "
                              f"the sample out); got {np.count_nonzero(weights)}")
-        check_memory(X.shape[0], type(self).__name__)
+        check_memory(X.shape[0], f"{type(self).__name__} on n={X.shape[0]} training points")
         self.shape_fit_ = (X.shape[0], X.shape[0])
         self._fit_rho, self._proxy_kernels = self.rho, None
         if self.kernel == "precomputed":
@@ -265,6 +265,8 @@ class _IndefiniteKernelMachine(BaseEstimator):
             return cross @ self.dual_coef_.T + self.intercept_
         if rule == "consistent":
             return cross @ self.test_coef_.T + self.intercept_
+        check_memory(n + len(among), f"the transductive rule on {n} training and {len(among)} test points", 3,
+                     "predict in smaller batches, or use test_kernel='consistent'")
         if len(among) > 1:  # symmetric as K0 must be: an asymmetric block would be averaged silently
             among = check_kernel(among, name="the test×test block X[:, n_train:]")
         K0, columns = self._training_similarity(), []

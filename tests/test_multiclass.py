@@ -250,8 +250,8 @@ def test_a_fit_that_will_not_fit_in_memory_is_refused_before_any_work(monkeypatc
     import indkernel._validation as validation
 
     monkeypatch.setattr(validation, "available_memory", lambda: 2**30)  # 1 GiB
-    with pytest.raises(MemoryError, match=r"n=10000 .* needs about 3.7 GiB \(5 n×n float64 arrays.*1.0 GiB"):
-        validation.check_memory(10_000, "IndefiniteSVC")
+    with pytest.raises(MemoryError, match=r"n=10000 .* needs about 3.7 GiB \(5 10000×10000 float64 arrays.*1.0 GiB"):
+        validation.check_memory(10_000, "IndefiniteSVC on n=10000 training points")
     calls = []
     with pytest.raises(MemoryError, match="IndefiniteSVC on n=20000"):
         IndefiniteSVC(kernel=lambda A, B: calls.append(1)).fit(np.zeros((20_000, 1)), np.arange(20_000) % 3)

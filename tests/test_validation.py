@@ -132,3 +132,26 @@ def test_vector_arguments():
 def test_unknown_oracle():
     with pytest.raises(ValueError, match=r"oracle must be one of \['eigh', 'rank-one'\]"):
         SVMProblem(K0, Y, oracle="magic")
+
+
+def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monkeypatch, capsys):
+    """The problem types (before validating K0), the CLI (before computing the similarity) and the
+    transductive rule (before forming the (n + m)² matrix) refuse with the size, the need, what is
+    available and the fix, when the available memory is smaller than their n×n arrays."""
+    import indkernel._validation as validation
+    from indkernel import IndefiniteSVC, SVMProblem, kernels
+    from indkernel.cli import main
+
+    K, y = random_indefinite(200, 0)
+    model = IndefiniteSVC(test_kernel="transductive").fit(K[:150, :150], y[:150])
+    monkeypatch.setattr(validation, "available_memory", lambda: 10**6)  # 1 MB: 4 arrays of 200² need 1.28 MB
+    with pytest.raises(MemoryError, match=r"a problem on the 200×200 K0 needs about 0.0 GiB \(4 200×200 float64 "
+                                          r"arrays at its peak\), but 0.0 GiB are available; use fewer points"):
+        SVMProblem(K, y)
+    with pytest.raises(MemoryError, match=r"the transductive rule on 150 training and 50 test points .* \(3 200×200 "
+                                          r".*predict in smaller batches, or use test_kernel='consistent'"):
+        model.predict(K[150:])
+    calls = []
+    monkeypatch.setattr(kernels, "simpson", lambda *args, **kwargs: calls.append(1))
+    assert main(["solve", "--quiet"]) == 2 and calls == []
+    assert "the simpson similarity of 365 points and its problem needs about" in capsys.readouterr().err
