@@ -144,7 +144,7 @@ def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monke
 
     K, y = random_indefinite(200, 0)
     model = IndefiniteSVC(test_kernel="transductive").fit(K[:150, :150], y[:150])
-    monkeypatch.setattr(validation, "available_memory", lambda: 10**6)  # 1 MB: 4 arrays of 200² need 1.28 MB
+    monkeypatch.setattr(validation, "available_memory", lambda: 10**5)  # 100 kB: one array of 200² is 320 kB
     with pytest.raises(MemoryError, match=r"a problem on the 200×200 K0 needs about 0.0 GiB \(4 200×200 float64 "
                                           r"arrays at its peak\), but 0.0 GiB are available; use fewer points"):
         SVMProblem(K, y)
