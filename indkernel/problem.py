@@ -111,6 +111,10 @@ class IndefiniteProblem(ABC):
     def _u_adjoint(self, g: np.ndarray) -> np.ndarray:
         """The adjoint of ``u``: maps a gradient in ``u`` to a gradient in α."""
 
+    def _u_extent(self) -> np.ndarray:
+        """The largest ``|u_i|`` over the box (for a diagonal map ``u = d∘α``: ``|d|`` times the box)."""
+        return np.abs(self._u(np.maximum(np.abs(self._lo), np.abs(self._hi))))
+
     @abstractmethod
     def _linear(self, alpha: np.ndarray) -> float:
         """The linear part ℓ(α) of the dual objective."""
@@ -177,7 +181,7 @@ class IndefiniteProblem(ABC):
         """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
         oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the
         methods that use it correct it by backtracking."""
-        u = self._u(self._hi)
+        u = self._u_extent()
         curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
         if self._scale is not None:
             curvature *= float(np.max(self._scale)) ** 2
@@ -383,7 +387,7 @@ class IndefiniteProblem(ABC):
         if refine:
             v = self._newton_refinement(alpha, point, gradient)
             if v is not None:
-                refined = self._upper_bound(point, v, point.multiply(v), point.product_error * float(np.linalg.norm(v)))
+                refined = self._upper_bound(point, v, point.multiply(v), point.product_error * safe_norm(v))
                 if refined[0] + refined[1] < upper + upper_error:
                     (upper, upper_error, offset), source = refined, "newton"
         uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
@@ -425,7 +429,7 @@ class IndefiniteProblem(ABC):
         allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))
                               + loss_magnitude + abs(upper))
                      + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
-                     + Kv_error * (0.5 * float(np.linalg.norm(v)) + max_scale * float(np.linalg.norm(weights))))
+                     + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights)))
         return float(upper), float(allowance), float(offset)
 
     def _newton_refinement(self, alpha: np.ndarray, point: ProxyPoint, gradient: np.ndarray) -> np.ndarray | None:
@@ -470,7 +474,8 @@ class IndefiniteProblem(ABC):
                 w = self._u(step_vector)
                 Kw = point.multiply(w)
                 curvature = float(w @ Kw)
-                if not (rr > 0 and curvature > 0 and np.isfinite(curvature)):
+                # below the product's round-off the curvature is noise, and its step unbounded
+                if not (rr > 0 and curvature > point.product_error * float(w @ w) and np.isfinite(curvature)):
                     break
                 step = rr / curvature
                 x, v, Kv = x + step * step_vector, v + step * w, Kv + step * Kw

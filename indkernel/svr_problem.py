@@ -59,6 +59,10 @@ class SVRProblem(IndefiniteProblem):
     def _u_adjoint(self, g):
         return np.concatenate([g, -g])
 
+    def _u_extent(self):
+        """``|α_i| <= max(α⁺_i, α⁻_i) <= C_i`` (``u`` of the box's corner would cancel to 0)."""
+        return np.maximum(self._hi[: self.n], self._hi[self.n:])
+
     def _linear(self, x):
         return float(self._target @ self._u(x) - self.epsilon * np.sum(x))
 

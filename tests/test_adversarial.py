@@ -259,3 +259,18 @@ def test_load_usps_names_a_bad_pair():
 
     with pytest.raises(TypeError, match="pair"):
         load_usps(3)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-300, 1e-100, 1e-12])
+@pytest.mark.parametrize("method", ["newton", "apg", "pg"])
+def test_svr_on_a_zero_or_vanishing_kernel_takes_finite_steps(scale, method):
+    """With K0 = 0 the kernel's part of the curvature is zero, and the first step size came from
+    ``u`` at the box's corner, which cancels for the SVR (α = α⁺ - α⁻ = C - C): an infinite step
+    and a false "overflow". The curvature of ‖α‖⁴/(16ρ) is there; every method certifies p*,
+    which the max-min SDP gives independently."""
+    target = np.random.default_rng(3).standard_normal(16)
+    problem = SVRProblem(scale * np.eye(16), target, C=1.0, rho=1.0, epsilon=0.1)
+    reference = problem.maxmin_model().solve(**TIGHT_CLARABEL)
+    result = solve(problem, method, tol=1e-6)
+    assert result.status == "optimal"
+    assert result.lower - 1e-6 * abs(reference) <= reference <= result.upper + 1e-6 * abs(reference)
