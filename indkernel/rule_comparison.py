@@ -154,7 +154,9 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     summary["paired"].to_csv(out / "rules_paired.csv", index=False)
     command = ("indkernel tables --rules" + (" --quick" if quick else "") + (" --digits" if digits else "")
                + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(names)))
-    (out / "rules.md").write_text(f"Made by `{command}`.\n\n{summary['markdown']}\n")
+    minutes = table.groupby(["dataset", "split"]).seconds.first().sum() / 60
+    (out / "rules.md").write_text(f"Made by `{command}` (n_jobs={n_jobs}): Indefinite SVM's cross-validation, refits "
+                                  f"and tests took {minutes:.1f} minutes in all.\n\n{summary['markdown']}\n")
     return dict(table=table, **summary)
 
 
