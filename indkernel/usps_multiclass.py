@@ -250,7 +250,7 @@ def split_markdown(table: pd.DataFrame) -> str:
         errors = group.set_index("split").test_error
         denoise = table[(table.similarity == kind) & (table.method == "Denoise")].set_index("split").test_error
         cell = "—"
-        if method != "Denoise":
+        if method != "Denoise" and len(denoise):
             test = paired(errors, denoise)
             p_value = "—" if np.isnan(test["p_value"]) else f"{test['p_value']:.3f}"
             cell = f"{test['mean_difference']:+.2f} ({p_value})"

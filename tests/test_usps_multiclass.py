@@ -73,6 +73,7 @@ def test_splits_are_written_one_by_one_resumed_and_paired_against_denoise(tmp_pa
         calls.append(seed)
         assert indefinite == {"Indefinite SVM": "ovo"}
         return usps_multiclass.pd.DataFrame([
+            dict(similarity="Euclidean", method="1-NN", rule="—", parameters="", test_error=8.0),
             dict(similarity="SS", method="Denoise", rule="—", parameters="C=1", test_error=8.0 + seed, fit_s=1.0),
             dict(similarity="SS", method="Indefinite SVM", rule="consistent", parameters="C=1, rho=1",
                  test_error=7.0 + 2 * seed, fit_s=2.0, certified=True)])
@@ -85,5 +86,6 @@ def test_splits_are_written_one_by_one_resumed_and_paired_against_denoise(tmp_pa
     assert result["markdown"].startswith("Made by `indkernel tables --multiclass --n-train 500 --splits 3`")
     assert "| SS | Indefinite SVM | consistent | 9.00 ± 2.00 | +0.00 (1.000) | 2.0 |" in result["markdown"]
     assert "| SS | Denoise | — | 9.00 ± 1.00 | — | 1.0 |" in result["markdown"]
+    assert "| Euclidean | 1-NN | — | 8.00 ± 0.00 | — |  |" in result["markdown"]  # no denoise to pair with
     with pytest.raises(ValueError, match="--n-train"):
         usps_multiclass.write(tmp_path, splits=2)
