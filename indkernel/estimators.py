@@ -228,10 +228,6 @@ class _IndefiniteKernelMachine(BaseEstimator):
         betas[:, self.support_] = self.dual_coef_
         return betas
 
-    @property
-    def _results(self) -> list:
-        return self.result_ if isinstance(self.result_, list) else [self.result_]
-
     def _check_targets(self, y) -> None:
         """Reject targets this machine cannot fit (before any work on X)."""
 
