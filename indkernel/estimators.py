@@ -80,6 +80,8 @@ TEST_KERNELS = ("consistent", "raw", "transductive")
 class _IndefiniteKernelMachine(BaseEstimator):
     """What the four estimators share: kernel handling, solving, fitted attributes, decisions."""
 
+    _proxy_kernels: list | None = None  # proxy_kernel_'s cache, reset by every fit
+
     _parameter_constraints: dict = {
         "rho": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions({"precomputed"}), callable],
@@ -211,11 +213,12 @@ class _IndefiniteKernelMachine(BaseEstimator):
         first request by a dense eigendecomposition (O(n³); ``fit`` itself never forms it). With
         several binary problems, a list of their kernels (on each problem's rows)."""
         check_is_fitted(self)
-        if getattr(self, "_proxy_kernels", None) is None:
-            K0, betas = self._training_similarity(), self._betas()
-            self._proxy_kernels = [self._kernel_oracle(_rows_of(K0, rows))(beta[rows], self._fit_rho).kernel()
-                                   for rows, beta in zip(self._task_rows, betas, strict=True)]
         kernels = self._proxy_kernels
+        if kernels is None:
+            K0, betas = self._training_similarity(), self._betas()
+            kernels = [self._kernel_oracle(_rows_of(K0, rows))(beta[rows], self._fit_rho).kernel()
+                       for rows, beta in zip(self._task_rows, betas, strict=True)]
+            self._proxy_kernels = kernels
         return kernels[0] if len(kernels) == 1 else kernels
 
     def _kernel_oracle(self, K0: np.ndarray):
@@ -242,7 +245,6 @@ class _IndefiniteKernelMachine(BaseEstimator):
         check_is_fitted(self)
         rule, n = self._rule(), self.shape_fit_[0]
         columns = self.support_ if rule == "raw" else slice(None)
-        among = None
         if self.kernel == "precomputed":
             X = check_array(X, dtype=np.float64, input_name="X")
             width = n + X.shape[0] if rule == "transductive" else n
@@ -255,21 +257,25 @@ class _IndefiniteKernelMachine(BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
             cross = self._similarity(X, self.X_fit_[columns], "kernel(X_test, X_train)")
-            if rule == "transductive":
-                among = self._similarity(X, X, "kernel(X_test, X_test)")
+            among = self._similarity(X, X, "kernel(X_test, X_test)") if rule == "transductive" else X[:, :0]
         if rule == "raw":
             return cross @ self.dual_coef_.T + self.intercept_
         if rule == "consistent":
             return cross @ self.test_coef_.T + self.intercept_
-        check_memory(n + len(among), f"the transductive rule on {n} training and {len(among)} test points", 3,
+        return self._transductive_decisions(cross, among)
+
+    def _transductive_decisions(self, cross: np.ndarray, among: np.ndarray) -> np.ndarray:
+        """The transductive rule's decisions (module docstring), from the test×train and test×test blocks."""
+        n, m = self.shape_fit_[0], len(among)
+        check_memory(n + m, f"the transductive rule on {n} training and {m} test points", 3,
                      "predict in smaller batches, or use test_kernel='consistent'")
-        if len(among) > 1:  # symmetric as K0 must be: an asymmetric block would be averaged silently
+        if m > 1:  # symmetric as K0 must be: an asymmetric block would be averaged silently
             among = check_kernel(among, name="the test×test block X[:, n_train:]")
-        K0, columns = self._training_similarity(), []
+        K0, decisions = self._training_similarity(), []
         for rows, oracle, beta, intercept in zip(self._task_rows, self._transductive_oracles(K0, cross, among),
                                                  self._betas(), self.intercept_, strict=True):
-            columns.append(transductive_decision(oracle, beta[rows], self._fit_rho) + intercept)
-        return np.column_stack(columns)
+            decisions.append(transductive_decision(oracle, beta[rows], self._fit_rho) + intercept)
+        return np.column_stack(decisions)
 
     def _transductive_oracles(self, K0: np.ndarray, cross: np.ndarray, among: np.ndarray):
         """Each fitted problem's oracle on its rows and the test points, decomposed: the problems on

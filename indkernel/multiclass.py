@@ -79,13 +79,9 @@ def decide(decisions: np.ndarray, classes: np.ndarray, strategy: str, shape: str
     if strategy == "ovr":
         return decisions, classes[np.argmax(decisions, axis=1)]
     ovr = _ovr_decision_function(decisions > 0, decisions, len(classes))
-    if break_ties:
-        winners = np.argmax(ovr, axis=1)
-    else:
-        votes = np.zeros_like(ovr)
-        for column, (i, j) in enumerate(combinations(range(len(classes)), 2)):
-            wins_j = decisions[:, column] >= 0  # libsvm: a decision of 0 counts for the second class
-            votes[:, j] += wins_j
-            votes[:, i] += ~wins_j
-        winners = np.argmax(votes, axis=1)
-    return (ovr if shape == "ovr" else -decisions), classes[winners]
+    votes = np.zeros_like(ovr)
+    for pair, (i, j) in enumerate(combinations(range(len(classes)), 2)):
+        wins_j = decisions[:, pair] >= 0  # libsvm: a decision of 0 counts for the second class
+        votes[:, j] += wins_j
+        votes[:, i] += ~wins_j
+    return (ovr if shape == "ovr" else -decisions), classes[np.argmax(ovr if break_ties else votes, axis=1)]

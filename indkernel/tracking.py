@@ -161,7 +161,7 @@ class Run:
     def _time_spent(self) -> str:
         """What the clock counted: the run so far, and the setup when it alone took the time."""
         text = f" ({self.seconds:.3g} s since the call"
-        if self.setup_seconds > self.time_limit:
+        if self.time_limit is not None and self.setup_seconds > self.time_limit:
             text += (f"; the setup alone, the eigendecomposition of K0, took {self.setup_seconds:.3g} s: time_limit "
                      "counts it but cannot interrupt it")
         return text + ")"
