@@ -28,8 +28,8 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pandas as pd
+from sklearn import model_selection  # through its module: the API docs' autosummary scans imported classes
 from sklearn.base import clone
-from sklearn.model_selection import ParameterGrid, StratifiedKFold
 from tqdm.auto import tqdm
 
 from . import experiments
@@ -81,7 +81,7 @@ def cross_validate_rules(estimator, grid: dict, similarities: Mapping[str, Calla
     """Cross-validate ``estimator`` over ``grid`` and the similarity matrices on the training
     ``rows``, every grid point fitted once per fold and scored by every rule; per rule, the best
     ``(score, similarity name, parameters)`` (ties to the first, as ``GridSearchCV``)."""
-    points, y = list(ParameterGrid(grid)), np.asarray(y)
+    points, y = list(model_selection.ParameterGrid(grid)), np.asarray(y)
     folds = list(cv.split(rows, y[rows]))
     names = list(similarities)
     scores = joblib.Parallel(n_jobs=n_jobs)(
@@ -111,7 +111,7 @@ def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: in
     started = time.perf_counter()
     y, train, test = np.asarray(data.y), data.split.train, data.split.test
     best = cross_validate_rules(estimator, grid, data.similarities, y, train, n_jobs=n_jobs,
-                                cv=StratifiedKFold(folds, shuffle=True, random_state=seed),
+                                cv=model_selection.StratifiedKFold(folds, shuffle=True, random_state=seed),
                                 score=paper_score(data.positive))
     rows, refits = [], {}
     for rule, (cv_score, name, params) in best.items():

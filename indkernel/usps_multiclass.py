@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn import model_selection  # through its module: the API docs' autosummary scans imported classes
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
-from sklearn.model_selection import StratifiedKFold
 from tqdm.auto import tqdm
 
 from . import datasets, kernels
@@ -128,7 +128,7 @@ def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None =
             warnings.simplefilter("ignore", ConvergenceWarning)
             if isinstance(estimator, IndefiniteSVC):
                 chosen = cross_validate_rules(estimator, grid, data.matrices[kind], data.y_train, select,
-                                              cv=StratifiedKFold(3), score=accuracy_score, rules=ESTIMATOR_RULES,
+                                              cv=model_selection.StratifiedKFold(3), score=accuracy_score, rules=ESTIMATOR_RULES,
                                               n_jobs=n_jobs)
             else:
                 chosen = {"—": best_similarity(estimator, grid, data.matrices[kind], data.y_train, select, cv=3,
