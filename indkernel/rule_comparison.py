@@ -43,9 +43,12 @@ ESTIMATOR_RULES = ("raw", "consistent", "transductive")
 FOLDS = 5
 
 
-def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, rules=RULES) -> dict[str, np.ndarray]:
+def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, rules=RULES,
+                     positive_space: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The labels ``model`` (fitted on ``K[train, train]``) predicts at the ``test`` points by each
-    of ``rules``; ``K`` is the similarity over all points. The variants need two classes."""
+    of ``rules``; ``K`` is the similarity over all points. The variants need two classes;
+    ``positive_space`` (the eigenvectors of ``K[train, train]`` with positive eigenvalues, for
+    ``consistent-K0``) is computed here unless given (a fold's grid points share it)."""
     cross, predictions = K[np.ix_(test, train)], {}
     for rule in rules:
         if rule in ESTIMATOR_RULES:
@@ -57,21 +60,28 @@ def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, 
         if rule == "consistent-flip":
             w = 2 * model.test_coef_[0] - beta
         else:
-            values, vectors = np.linalg.eigh(K[np.ix_(train, train)])
-            positive = vectors[:, values > 0]
-            w = positive @ (positive.T @ beta)
+            if positive_space is None:
+                positive_space = positive_eigenvectors(K[np.ix_(train, train)])
+            w = positive_space @ (positive_space.T @ beta)
         predictions[rule] = model.classes_[(cross @ w + model.intercept_[0] > 0).astype(int)]
     model.set_params(test_kernel="consistent")
     return predictions
+
+
+def positive_eigenvectors(K0: np.ndarray) -> np.ndarray:
+    """The orthonormal eigenvectors of K0 with positive eigenvalues (the range of the map P0)."""
+    values, vectors = np.linalg.eigh(K0)
+    return vectors[:, values > 0]
 
 
 def _fold_scores(estimator, points: list[dict], K: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
                  score: Callable, rules) -> np.ndarray:
     """(len(points), len(rules)): the score of every grid point by every rule on one fold."""
     scores = np.empty((len(points), len(rules)))
+    positive_space = positive_eigenvectors(K[np.ix_(train, train)]) if "consistent-K0" in rules else None
     for g, params in enumerate(points):
         model = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
-        predictions = rule_predictions(model, K, train, test, rules)
+        predictions = rule_predictions(model, K, train, test, rules, positive_space)
         scores[g] = [score(y[test], predictions[rule]) for rule in rules]
     return scores
 
