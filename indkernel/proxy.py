@@ -24,6 +24,7 @@ import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
 from . import rank_one
+from .spectrum_cache import SPECTRA
 
 #: Unit round-off of float64, and the factor ``p(n) = ROUNDOFF_FACTOR·n`` taken for LAPACK's
 #: backward error ``‖E‖_F <= p(n)·u·‖A‖_F`` of a symmetric eigendecomposition (LAPACK documents
@@ -191,10 +192,11 @@ class EighProxy:
 
     @cached_property
     def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending; on one BLAS thread below
-        :data:`EIGH_THREADS_FROM` rows."""
-        with blas_threads(1 if self.K0.shape[0] < EIGH_THREADS_FROM else None):
-            return scipy.linalg.eigh(self.K0)
+        """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending (read-only arrays); on one
+        BLAS thread below :data:`EIGH_THREADS_FROM` rows. Taken from, or kept in, the process's
+        store of spectra (:mod:`indkernel.spectrum_cache`), so the fits of a grid on one fold
+        decompose its K0 once."""
+        return SPECTRA.get(self.K0, "syevr", _scipy_eigh)
 
     @property
     def norm(self) -> float:
@@ -257,9 +259,23 @@ def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], obje
         return
     workers = max(1, min(blas_thread_count(), len(pending)))
     with blas_threads(1), futures.ThreadPoolExecutor(workers) as pool:
-        for oracle, (values, vectors) in zip(pending, pool.map(np.linalg.eigh, [o.K0 for o in pending]), strict=True):
-            oracle.spectrum = values, np.asfortranarray(vectors)
+        for oracle, spectrum in zip(pending, pool.map(_cached_syevd, [o.K0 for o in pending]), strict=True):
+            oracle.spectrum = spectrum
             done()
+
+
+def _scipy_eigh(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with blas_threads(1 if K0.shape[0] < EIGH_THREADS_FROM else None):
+        return scipy.linalg.eigh(K0)
+
+
+def _numpy_eigh(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    values, vectors = np.linalg.eigh(K0)
+    return values, np.asfortranarray(vectors)
+
+
+def _cached_syevd(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return SPECTRA.get(K0, "syevd", _numpy_eigh)
 
 
 class RankOneProxy(EighProxy):

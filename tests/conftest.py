@@ -1,6 +1,16 @@
 import numpy as np
 import pytest
 
+from indkernel import spectrum_cache
+
+
+@pytest.fixture(autouse=True)
+def fresh_spectrum_cache():
+    """Each test starts with an empty store of spectra: what it counts or times is its own."""
+    spectrum_cache.clear()
+    yield
+    spectrum_cache.set_budget(spectrum_cache.DEFAULT_BUDGET)
+
 
 @pytest.fixture
 def rng():

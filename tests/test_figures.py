@@ -178,3 +178,12 @@ def test_notebook_runs(tmp_path):
 def test_kernel_times_quick():
     table = load("kernel_times").main(quick=True)
     assert len(table) == 5 and (table[["full", "train", "test_train"]] > 0).all().all()
+
+
+def test_model_selection_quick(tmp_path):
+    """The grid-search benchmark on the digits with a 2 × 2 grid: a row per search, the ratios to
+    denoise, every fit certified, the CSV written."""
+    table = load("model_selection").main(1, quick=True, out=tmp_path / "model_selection.csv")
+    assert list(table.search) == ["denoise", "indefinite", "indefinite, no store"]
+    assert (table.seconds_min > 0).all() and table.ratio_min.iloc[0] == 1.0
+    assert (table.uncertified_fits == 0).all() and (tmp_path / "model_selection.csv").is_file()
