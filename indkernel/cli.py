@@ -331,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--digits", action="store_true", help="the embedded digits instead of the paper's data")
     tables.add_argument("--multiclass", action="store_true",
                         help="instead: ten-class USPS on the standard 7291/2007 split, tangent distance and Simpson "
-                             "(both similarities: 32 minutes on 2 cores, peak 6.3 GB; --quick: 300/200 images)")
+                             "(both similarities: under an hour on 2 cores, peak 8 GB; --quick: 300/200 images)")
     tables.add_argument("--ablation", action="store_true",
                         help="instead: the Simpson rows with one choice changed at a time (test rule, ρ grid, "
                              "binarization threshold, class weights), Indefinite SVM against denoise over --splits")
