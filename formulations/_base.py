@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 
 import cvxpy as cp
 
+#: SCS's status after it caught SIGINT: its interrupt listener takes Ctrl-C from Python, and cvxpy
+#: reports the status as a failure (``SolverError``), so the status is read before cvxpy maps it.
+SCS_INTERRUPTED = -5
+
 
 @dataclass(frozen=True)
 class Formulation:
@@ -26,10 +30,11 @@ class Formulation:
         """Solve (keywords go to ``cvxpy.Problem.solve``) and return the optimal value.
 
         Raises RuntimeError unless the solver reports an optimal (possibly inaccurate) solution,
-        also when the solver panics (Clarabel's Rust ``PanicException`` is not an ``Exception``).
+        also when the solver panics (Clarabel's Rust ``PanicException`` is not an ``Exception``);
+        KeyboardInterrupt when the user interrupts the solver (SCS included, which catches Ctrl-C).
         """
         try:
-            self.problem.solve(**kwargs)
+            self._solve(**kwargs)
         except Exception:
             raise
         except BaseException as exc:
@@ -39,3 +44,14 @@ class Formulation:
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(f"the solver ended with status {self.problem.status!r}")
         return float(self.problem.value)
+
+    def _solve(self, solver=None, verbose: bool = False, **options) -> None:
+        if solver != cp.SCS:
+            self.problem.solve(solver=solver, verbose=verbose, **options)
+            return
+        data, chain, inverse = self.problem.get_problem_data(solver)
+        raw = chain.solve_via_data(self.problem, data, verbose=verbose, solver_opts=options)
+        info = raw.get("info", {})
+        if info.get("status_val", info.get("statusVal")) == SCS_INTERRUPTED:
+            raise KeyboardInterrupt("interrupted inside SCS")
+        self.problem.unpack_results(raw, chain, inverse)

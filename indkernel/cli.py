@@ -34,7 +34,11 @@ EPILOG = """examples:
 DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
 similarity) and y; a .npy of features with --labels; or a text file in LIBSVM format. Without
 DATA: scikit-learn's bundled digits 3 vs 5 (no download). The data directory of the paper's data
-sets is --data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel."""
+sets is --data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel.
+
+Before any work solve and compare check their outputs (writable, not an input, not each other)
+and the memory the similarity and its problem need (about 4 n x n float64 arrays), and refuse
+with exit code 2 and the argument's name. Ctrl-C stops any method."""
 
 
 def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
@@ -161,7 +165,8 @@ def _solve(args) -> int:
     _say(args, f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by {args.method} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
-        result = solve(problem, args.method, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet)
+        result = solve(problem, args.method, tol=args.tol, max_iter=args.max_iter, time_limit=args.time_limit,
+                       verbose=not args.quiet)
     print(result)
     if alpha_out:
         with open(alpha_out, "wb") as file:  # np.save on a name would append .npy to it
@@ -180,7 +185,8 @@ def _compare(args) -> int:
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet)
+        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
+                        time_limit=args.time_limit, verbose=not args.quiet)
     print(table.to_string(index=False))
     if args.plot:
         import matplotlib
@@ -268,6 +274,17 @@ def _datasets(args) -> int:
     return 0
 
 
+def _positive(text: str) -> float:
+    """An argparse type: a positive finite number (checked before any work)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="indkernel", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -291,8 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1)")
     problem.add_argument("--class-weight", choices=("balanced",), default=None,
                          help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
-    problem.add_argument("--tol", type=float, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
+    problem.add_argument("--tol", type=_positive, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
     problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
+    problem.add_argument("--time-limit", type=_positive, default=None, metavar="SECONDS",
+                         help="stop each method after this many seconds, its setup included (the eigendecomposition "
+                              "of K0 cannot be interrupted: a run whose setup alone took longer stops after it)")
 
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
                                 description="Solve eq:kern_learn and print lower bound, certified upper bound "

@@ -274,3 +274,33 @@ def test_svr_on_a_zero_or_vanishing_kernel_takes_finite_steps(scale, method):
     result = solve(problem, method, tol=1e-6)
     assert result.status == "optimal"
     assert result.lower - 1e-6 * abs(reference) <= reference <= result.upper + 1e-6 * abs(reference)
+
+
+INTERRUPTED_SCS = """
+import sys, numpy as np, formulations
+from indkernel import SVMProblem
+from indkernel.kernels import simpson
+from sklearn.datasets import load_digits
+X, y = load_digits(n_class=2, return_X_y=True)
+model = SVMProblem(simpson(X[:90]), np.where(y[:90] == 0, 1.0, -1.0), C=10.0, rho=0.1).maxmin_model()
+print("solving", flush=True)
+for _ in range(200):
+    model.solve(solver="SCS", **formulations.ACCURATE["SCS"])
+"""
+
+
+def test_ctrl_c_inside_scs_reaches_the_caller():
+    """SCS catches SIGINT itself and cvxpy calls that a solver failure; the user's interrupt must
+    come out as KeyboardInterrupt, not as a failed solve the program carries on from."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_SCS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    assert child.stdout.readline().strip() == "solving"
+    time.sleep(2.0)  # inside SCS: one accurate solve at n = 90 takes several seconds
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=120)
+    assert "KeyboardInterrupt" in stderr and "SolverError" not in stderr, stderr[-2000:]

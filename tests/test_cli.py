@@ -181,3 +181,17 @@ def test_outputs_are_written_under_the_names_given(capsys, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.npz", "history", "result.txt"]
     assert np.load(alpha).shape == (4,)
     assert list(pd.read_csv(history).columns) == ["iteration", "time", "lower", "upper", "gap", "scale"]
+
+
+@pytest.mark.parametrize("option, value", [("--time-limit", "-1"), ("--time-limit", "nan"), ("--tol", "0"),
+                                           ("--tol", "x")])
+def test_bad_time_limit_or_tol_is_refused_by_the_parser_before_any_work(option, value, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["solve", option, value, "--quiet"])
+    assert stopped.value.code == 2
+    assert option in capsys.readouterr().err
+
+
+def test_time_limit_reaches_the_solver_and_counts_the_setup(capsys):
+    assert main(["solve", "--quiet", "--tol", "1e-12", "--time-limit", "1e-9"]) == 1
+    assert "time_limit" in capsys.readouterr().out
