@@ -14,9 +14,9 @@ a matrix whose spectrum alone exceeds the budget is decomposed and not kept.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
@@ -24,7 +24,7 @@ import numpy as np
 #: Default budget of the store: the bytes of the spectra it keeps (five folds of n = 2000 fit).
 DEFAULT_BUDGET = 256 * 2**20
 
-Spectrum = tuple[np.ndarray, np.ndarray]
+_Spectrum = tuple[np.ndarray, np.ndarray]
 
 
 class SpectrumCache:
@@ -33,13 +33,14 @@ class SpectrumCache:
 
     def __init__(self, budget: int = DEFAULT_BUDGET):
         self._budget = _checked_budget(budget)
-        self._store: OrderedDict[tuple, Spectrum] = OrderedDict()
+        self._store: collections.OrderedDict[tuple, _Spectrum] = collections.OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     @property
     def budget(self) -> int:
+        """The most bytes of spectra kept."""
         return self._budget
 
     @property
@@ -55,7 +56,8 @@ class SpectrumCache:
         data = np.ascontiguousarray(matrix, dtype=np.float64)
         return routine, data.shape, hashlib.blake2b(data.data.cast("B"), digest_size=20).digest()
 
-    def lookup(self, key: tuple) -> Spectrum | None:
+    def lookup(self, key: tuple) -> _Spectrum | None:
+        """The spectrum kept under ``key`` (now the most recently used), or None."""
         with self._lock:
             spectrum = self._store.get(key)
             if spectrum is None:
@@ -65,7 +67,7 @@ class SpectrumCache:
             self._store.move_to_end(key)
             return spectrum
 
-    def store(self, key: tuple, spectrum: Spectrum) -> Spectrum:
+    def store(self, key: tuple, spectrum: _Spectrum) -> _Spectrum:
         """Keep ``spectrum`` (made read-only) under ``key`` if it fits the budget; return it."""
         for array in spectrum:
             array.setflags(write=False)
@@ -77,7 +79,7 @@ class SpectrumCache:
                 self._evict()
         return spectrum
 
-    def get(self, matrix: np.ndarray, routine: str, decompose: Callable[[np.ndarray], Spectrum]) -> Spectrum:
+    def get(self, matrix: np.ndarray, routine: str, decompose: Callable[[np.ndarray], _Spectrum]) -> _Spectrum:
         """The spectrum of ``matrix`` by ``routine``: from the store, or ``decompose(matrix)`` then kept."""
         if self._budget == 0:
             return self.store((), decompose(matrix))
@@ -86,11 +88,13 @@ class SpectrumCache:
         return spectrum if spectrum is not None else self.store(key, decompose(matrix))
 
     def set_budget(self, budget: int) -> None:
+        """Keep at most ``budget`` bytes from now on (the least recently used go first)."""
         with self._lock:
             self._budget = _checked_budget(budget)
             self._evict()
 
     def clear(self) -> None:
+        """Forget every spectrum and reset the counts of hits and misses."""
         with self._lock:
             self._store.clear()
             self.hits = self.misses = 0
@@ -102,7 +106,7 @@ class SpectrumCache:
             total -= _nbytes(spectrum)
 
 
-def _nbytes(spectrum: Spectrum) -> int:
+def _nbytes(spectrum: _Spectrum) -> int:
     return sum(array.nbytes for array in spectrum)
 
 
