@@ -81,7 +81,8 @@ class SpectrumCache:
 
     def get(self, matrix: np.ndarray, routine: str, decompose: Callable[[np.ndarray], _Spectrum]) -> _Spectrum:
         """The spectrum of ``matrix`` by ``routine``: from the store, or ``decompose(matrix)`` then kept."""
-        if self._budget == 0:
+        n = matrix.shape[0]
+        if 8 * n * (n + 1) > self._budget:  # it would not be kept: no digest either (0.5 s at n = 7291)
             return self.store((), decompose(matrix))
         key = self.key(matrix, routine)
         spectrum = self.lookup(key)
