@@ -25,7 +25,9 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
                max_n: int = SDP_MAX_N) -> None:
     """Solve the problem's own max-min model (``problem.maxmin_model()``: ``formulations.maxmin_sdp``
     for the SVM, its SVR / one-class / componentwise counterparts, PerturbSVM's conic quartic) with a
-    conic solver and certify its α.
+    conic solver and certify its α; where that solve fails or its α does not certify to ``tol``, the
+    second-opinion solver (``formulations.SECOND_OPINION``) solves it again and the run keeps the
+    better bracket (``details["sdp_solver"]`` names the solver of the last certified α).
 
     One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
@@ -33,12 +35,21 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
     if reason is not None:
         raise ValueError(reason)
     for _ in run.iterations():
-        model = problem.maxmin_model()
-        try:
-            run.details["sdp_value"] = model.solve(solver=solver, **formulations.ACCURATE.get(solver, {}))
-        except Exception as exc:  # a conic solver failure ends the run with its reason
-            run.fail("failed", f"the SDP solve failed with {solver}: {exc}")
-            return
-        if not run.observe(problem.from_model(model.variables["alpha"].value)):
-            run.fail("inaccurate", f"the {solver} solution certifies only to a gap of {run.upper - run.lower:.3e}")
+        failures, tried = [], []
+        for attempt in dict.fromkeys((solver, formulations.SECOND_OPINION)):
+            model = problem.maxmin_model()
+            try:
+                value = model.solve(solver=attempt, **formulations.ACCURATE.get(attempt, {}))
+            except Exception as exc:  # a conic solver failure: the next solver, or the run's end
+                failures.append(f"the SDP solve failed with {attempt}: {exc}")
+                continue
+            tried.append(attempt)
+            run.details.update(sdp_value=value, sdp_solver=attempt)
+            if run.observe(problem.from_model(model.variables["alpha"].value)):
+                return
+        if not tried:
+            run.fail("failed", "; ".join(failures))
+        else:
+            run.fail("inaccurate", f"the {' and '.join(tried)} solutions certify only to a gap of "
+                                   f"{run.upper - run.lower:.3e}")
         return

@@ -174,7 +174,10 @@ def test_a_solver_panic_is_a_named_failure(monkeypatch):
     def panic(self, *args, **kwargs):
         raise PanicException("index out of bounds")
 
-    monkeypatch.setattr(cvxpy.Problem, "solve", panic)
+    monkeypatch.setattr(cvxpy.Problem, "solve", panic)  # Clarabel's route: SCS, the second opinion, takes over
+    result = solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
+    assert result.status == "optimal" and result.details["sdp_solver"] == "SCS"
+    monkeypatch.setattr(cvxpy.Problem, "get_problem_data", panic)  # SCS's route too
     with pytest.raises(SolveError, match="panicked"):
         solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
 

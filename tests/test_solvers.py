@@ -416,3 +416,18 @@ def test_exchange_refuses_an_unknown_master():
     K0, y = FACTORIES["digits"](8, 0)
     with pytest.raises(ValueError, match=r"master must be one of \('conic', 'mkl'\); got 'mosek'"):
         solve(SVMProblem(K0, y), "exchange", master="mosek")
+
+
+def test_sdp_route_asks_the_second_opinion_when_the_first_solver_does_not_certify(monkeypatch):
+    """A first solve cut short (Clarabel at 3 iterations) does not certify; SCS solves again and the
+    run is certified, naming SCS; with both cut short the run says "inaccurate", naming both."""
+    import formulations
+
+    K0, y = FACTORIES["random"](12, 1)
+    monkeypatch.setitem(formulations.ACCURATE, "CLARABEL", dict(max_iter=3))
+    result = solve(SVMProblem(K0, y, C=2.0, rho=1.0), "sdp", tol=1e-6)
+    assert result.status == "optimal" and result.details["sdp_solver"] == "SCS"
+    monkeypatch.setitem(formulations.ACCURATE, "SCS", dict(max_iters=5))
+    with pytest.warns(ConvergenceWarning):
+        result = solve(SVMProblem(K0, y, C=2.0, rho=1.0), "sdp", tol=1e-6)
+    assert result.status in ("inaccurate", "failed") and "SCS" in result.stop_reason
