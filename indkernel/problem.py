@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg
@@ -323,13 +324,25 @@ class IndefiniteProblem(ABC):
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),
         else None; the methods that need an interior (ACCPM, the conic models) are then skipped."""
         a, b, lo, hi = self.feasible_set
-        low_end, high_end = np.where(a > 0, lo, hi), np.where(a > 0, hi, lo)
-        slack = 1e-12 * float(np.abs(a) @ np.maximum(np.abs(lo), np.abs(hi)))
-        if np.all(lo == hi) or abs(float(a @ high_end) - b) <= slack:
-            return high_end.astype(float)
-        if abs(float(a @ low_end) - b) <= slack:
-            return low_end.astype(float)
+        if np.all(lo == hi):
+            return lo.astype(float)
+        for end in (np.where(a > 0, hi, lo), np.where(a > 0, lo, hi)):  # the ends of aᵀα over the box
+            # within the round-off of this sum (not of the box: with C = 1e8 beside C = 1e-8 the
+            # ends miss b by 1e-7, a whole feasible set away)
+            if abs(float(a @ end) - b) <= 4 * self.dim * UNIT_ROUNDOFF * (float(np.abs(a) @ np.abs(end)) + abs(b)):
+                return end.astype(float)
         return None
+
+    @cached_property
+    def _coordinate_ranges(self) -> np.ndarray:
+        """The width ``w_i`` of each coordinate's range over A (the box cut by ``aᵀα = b``: the
+        other coordinates bound what ``a_iα_i`` can be), an (dim,) array."""
+        a, b, lo, hi = self.feasible_set
+        top, bottom = np.maximum(a * lo, a * hi), np.minimum(a * lo, a * hi)
+        # a_iα_i = b - (the others' sum), which lies in [Σ bottom - bottom_i, Σ top - top_i]
+        reach_low, reach_high = b - (top.sum() - top), b - (bottom.sum() - bottom)
+        width = np.minimum(top, reach_high) - np.maximum(bottom, reach_low)
+        return np.maximum(width, 0.0) / np.abs(a)
 
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
@@ -361,7 +374,10 @@ class IndefiniteProblem(ABC):
         for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` is the
         α-dependent size of the objective, against which the solvers measure a relative gap: it
         leaves out the constant ``ρ‖(K0)₋‖²_F`` of φ, and ``uᵀ|K0|u`` (the kernel's eigenvalues
-        in absolute value) keeps it from vanishing where ``K*`` is nearly 0 along u.
+        in absolute value) keeps it from vanishing where ``K*`` is nearly 0 along u. Where it is
+        below the round-off ``γ`` of the objective's size ``|f(α)| + Σ|∂_i f(α)|·w_i`` (the value
+        and its first-order range over A, ``w`` = :attr:`_coordinate_ranges`), as at α = 0, it is 0 to float64 and
+        the scale is that size instead, so an exact bracket there is a small relative gap.
 
         Raises
         ------
@@ -392,6 +408,11 @@ class IndefiniteProblem(ABC):
                     (upper, upper_error, offset), source = refined, "newton"
         uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
         scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
+        # below the round-off of the objective's size the α-dependent part is 0 to float64 (at α = 0,
+        # say): then the gap is measured against that size, f(α) and its first-order range over the box
+        size = abs(lower) + float(np.abs(gradient) @ self._coordinate_ranges)
+        if scale <= ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * size:
+            scale = size
         return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                            intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
                            allowance=float(lower_error + upper_error))

@@ -14,6 +14,7 @@ from problems import TIGHT_CLARABEL
 from indkernel import (
     ComponentwiseSVMProblem,
     IndefiniteSVC,
+    IndefiniteSVR,
     OneClassProblem,
     SVMProblem,
     SVRProblem,
@@ -289,6 +290,7 @@ from indkernel.kernels import simpson
 from sklearn.datasets import load_digits
 X, y = load_digits(n_class=2, return_X_y=True)
 model = SVMProblem(simpson(X[:200]), np.where(y[:200] == 0, 1.0, -1.0), C=10.0, rho=0.1).maxmin_model()
+model.problem.get_problem_data("SCS")  # compiled and cached here: from "solving" on, the time is SCS's
 print("solving", flush=True)
 for _ in range(20):
     model.solve(solver="SCS", **formulations.ACCURATE["SCS"])
@@ -306,7 +308,58 @@ def test_ctrl_c_inside_scs_reaches_the_caller():
     child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_SCS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
     assert child.stdout.readline().strip() == "solving"
-    time.sleep(0.5)  # inside SCS: compiling takes 0.04 s, one accurate solve at n = 200 over 2 s
+    time.sleep(0.5)  # inside SCS: one accurate solve at n = 200 takes over 2 s
     child.send_signal(signal.SIGINT)
     _, stderr = child.communicate(timeout=120)
     assert "KeyboardInterrupt: interrupted inside SCS" in stderr and "SolverError" not in stderr, stderr[-2000:]
+
+
+# ----- mixed penalties and vanishing scales: a tight bracket and the right status ------------
+def zero_point_value(problem) -> float:
+    """f(0) = ρ‖(K0)₋‖²_F by the paper's eq:kern_learn_eig from a full eigendecomposition (not the
+    rank-one oracle): α = 0 is feasible for the SVM and SVR sets."""
+    return problem.objective(np.zeros(problem.dim), form="eigenvalue")
+
+
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+def test_penalties_16_orders_apart_give_a_tight_bracket(method):
+    """C = 1e-8 on one class and 1e8 on the other: yᵀα = 0 keeps every feasible α below
+    n₊·1e-8, so p* lies in [f(0), f(0) + 2n₊·1e-8] (f is concave and ∇f(0) = e). The ends of
+    the box missed yᵀα = 0 by 1e-7, within a slack sized from C = 1e8, so the set was taken for
+    a single point; its "only point" was infeasible and its bracket 12.5 wide."""
+    K0 = random_kernel(20, seed=4)
+    K0 /= np.linalg.norm(K0, 2)
+    y = labels(20, seed=4)
+    problem = SVMProblem(K0, y, C=np.where(y > 0, 1e-8, 1e8), rho=1.0)
+    assert problem.only_point() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "roundoff": the α-dependent part, 2e-7, is below the allowance
+        result = solve(problem, method)
+    low = zero_point_value(problem)
+    high = low + 2e-8 * np.sum(y > 0)
+    assert result.lower <= high * (1 + 1e-15) and result.upper >= low * (1 - 1e-15)
+    assert result.gap < 1e-4 and result.status in ("optimal", "roundoff")
+    assert problem.feasibility_violation(result.alpha) == 0.0 or abs(y @ result.alpha) < 1e-20
+
+
+@pytest.mark.parametrize("kernel", ["indefinite", "zero", "1e-300", "1e-12"])
+def test_an_exact_bracket_at_alpha_zero_is_optimal(kernel):
+    """Targets inside the ε-tube: α = 0 is optimal and p* = f(0) = ρ‖(K0)₋‖²_F exactly (for any
+    feasible α, f(α) <= f(0) + ∇f(0)ᵀα <= f(0)). The α-dependent scale is 0 there; the bracket is
+    exact to round-off and must be "optimal", not a relative gap of inf."""
+    rng = np.random.default_rng(5)
+    X, target = rng.standard_normal((30, 4)), rng.uniform(-1.5, 1.5, 30)
+    K0 = {"indefinite": np.tanh(0.5 * X @ X.T - 1.0), "zero": np.zeros((30, 30)),
+          "1e-300": 1e-300 * np.eye(30), "1e-12": 1e-12 * np.eye(30)}[kernel]
+    problem = SVRProblem(K0, target, epsilon=10.0)
+    p_star = zero_point_value(problem)
+    methods = ["pg", "apg", "newton"] + ([] if kernel == "indefinite" else ["accpm"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConvergenceWarning, no RuntimeWarning from ACCPM's centering
+        for method in methods:
+            result = solve(problem, method)
+            assert result.status == "optimal", (method, result.stop_reason)
+            slack = 1e-12 * (1.0 + abs(p_star))
+            assert result.lower - slack <= p_star <= result.upper + slack
+        model = IndefiniteSVR(epsilon=10.0).fit(K0, target)
+    assert model.result_.status == "optimal"
