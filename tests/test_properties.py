@@ -164,3 +164,92 @@ def test_the_scaling_laws_hold_for_the_certified_brackets(k):
     scaled = run(SVMProblem(K * s, y, C=2.0 / s, rho=0.5 / s**3), "apg")
     assert scaled.lower * s <= tame.upper * (1 + 1e-12) and scaled.upper * s >= tame.lower * (1 - 1e-12)
     np.testing.assert_allclose(scaled.alpha * s, tame.alpha, atol=1e-3 * 2.0)
+
+
+#: The three families added by the third adversarial round: a quarter of the examples each (a
+#: quarter of the conic reference solves), so the suite keeps its time.
+ROUND_THREE = settings(PROPERTY, max_examples=max(1, EXAMPLES // 4))
+
+
+def zero_point_value(problem) -> float:
+    """f(0) = ρ‖(K0)₋‖²_F (α = 0 feasible: SVM and SVR sets) from the eigenvalues of K0 alone; the
+    eq:kern_learn_eig form subtracts ρ‖K0‖²_F, whose round-off is 0.016 at ‖K0‖ = 1e7."""
+    return problem.rho * float(np.sum(np.minimum(np.linalg.eigvalsh(problem.K0), 0.0) ** 2))
+
+
+def conic_feasible_values(problem) -> list[float]:
+    """f at the conic solvers' α, projected onto A and evaluated by a full eigendecomposition: true
+    lower bounds on p*. Their reported optima are not: with C over 16 orders SCS has said "optimal"
+    with a value 2.8e-6 above its own point's (and above p*), accurate only relative to C's scale."""
+    values = []
+    for solver, options in REFERENCE_SOLVERS.items():
+        model = problem.maxmin_model()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.solve(solver=solver, **options)
+        except Exception:  # noqa: BLE001 - a solver that fails gives no point
+            continue
+        alpha = np.asarray(model.variables["alpha"].value, dtype=float).ravel()
+        values.append(problem.objective(problem.project(alpha), form="eigenvalue"))
+    return values
+
+
+@pytest.mark.slow
+@ROUND_THREE
+@given(n=sizes, seed=seeds, rho=orders(-3, 3), method=methods)
+def test_per_sample_penalties_over_16_orders(n, seed, rho, method):
+    """C_i = 10^x with x uniform in [-8, 8] per sample. p* lies in [f(0), f(0) + 2·min(ΣC₊, ΣC₋)]
+    (α = 0 is feasible, f is concave and ∇f(0) = e) and above f at the conic solvers' points; the
+    certified bracket must agree with all of them."""
+    rng = np.random.default_rng(seed)
+    K, y = unit_kernel(n, rng), labels(n, rng)
+    C = 10.0 ** rng.uniform(-8.0, 8.0, n)
+    problem = SVMProblem(K, y, C=C, rho=rho)
+    result = run(problem, method)
+    check(result, None, 1.0)
+    low = max([zero_point_value(problem), *conic_feasible_values(problem)])
+    high = zero_point_value(problem) + 2 * min(C[y > 0].sum(), C[y < 0].sum())
+    slack = 1e-12 * (abs(low) + abs(high))
+    assert result.lower <= high + slack and result.upper >= low - slack, (result.lower, result.upper, low, high)
+
+
+KINDS = {"svm": lambda K, y: SVMProblem(K, y, C=1.0, rho=1.0),
+         "perturb": lambda K, y: PerturbSVMProblem(K, y, C=1.0, rho=1.0),
+         "componentwise": lambda K, y: ComponentwiseSVMProblem(K, y, C=1.0, h=np.ones(y.size)),
+         "svr": lambda K, y: SVRProblem(K, 2 * y + 0.3, C=1.0, rho=1.0, epsilon=0.1),
+         "one-class": lambda K, y: OneClassProblem(K, nu=0.5, rho=1.0)}
+
+
+@pytest.mark.slow
+@ROUND_THREE
+@given(n=sizes, seed=seeds, kind=st.sampled_from(sorted(KINDS)), s=st.sampled_from([0.0, 1e-300, 1e-100, 1e-12]),
+       method=methods)
+def test_zero_and_vanishing_kernels(n, seed, kind, s, method):
+    """K0 = s·K for s = 0 and s tiny, every problem type: the kernel's part of the curvature vanishes,
+    and the run still holds the max-min model's optimum."""
+    rng = np.random.default_rng(seed)
+    K, y = unit_kernel(n, rng, psd=True), labels(n, rng)
+    problem = KINDS[kind](s * K, y)
+    check(run(problem, method), reference(KINDS[kind](0.0 * K, y)), 1.0)
+
+
+@pytest.mark.slow
+@ROUND_THREE
+@given(n=sizes, seed=seeds, k=st.integers(-100, 100), excess=orders(0.1, 3), method=methods)
+def test_svr_targets_inside_the_tube(n, seed, k, excess, method):
+    """ε over 1.25 times half the targets' spread: α = 0 is optimal and p* = f(0) exactly (f(α) <=
+    f(0) + ∇f(0)ᵀα <= f(0)), where the α-dependent scale is 0; the bracket holds f(0), and says
+    "optimal" near unit scale (ACCPM's centers stay off the vertex α = 0, and far from it the
+    allowance of f(0) ~ s² can exceed the α-dependent part: "roundoff" there)."""
+    rng = np.random.default_rng(seed)
+    K, s = unit_kernel(n, rng), 10.0 ** k
+    y = rng.standard_normal(n)
+    problem = SVRProblem(K * s, y, C=1.0, rho=1.0, epsilon=excess * float(np.ptp(y)) / 2 + 1e-12)
+    result = run(problem, method)
+    p_star = zero_point_value(problem)
+    slack = 1e-9 * abs(p_star) + 1e-300
+    assert result.lower - slack <= p_star <= result.upper + slack
+    assert result.status in ("optimal", "roundoff"), result.stop_reason
+    if abs(k) <= 3 and method != "accpm":  # far from unit scale the α-dependent part may not beat the allowance
+        assert result.status == "optimal", result.stop_reason
