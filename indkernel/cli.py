@@ -216,6 +216,15 @@ def _figures(args) -> int:
 
 
 def _tables(args) -> int:
+    import joblib
+
+    from .cluster import joblib_backend
+
+    with joblib_backend(args.backend, scheduler=args.scheduler, n_workers=joblib.effective_n_jobs(args.n_jobs)):
+        return _run_tables(args)
+
+
+def _run_tables(args) -> int:
     from .ablation import write_ablation
     from .experiments import write_tables
     from .usps_multiclass import write
@@ -371,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "rows of the tables already in --out (same mode and --splits)")
     tables.add_argument("--n-jobs", type=int, default=2,
                         help="parallel jobs (default 2): the splits, or with one split the cross-validation fits")
+    tables.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="where the parallel jobs run: local processes (loky, default) or a Dask cluster "
+                             "(pip install 'indkernel[dask]'), the same rows either way")
+    tables.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="with --backend dask: a running scheduler (tcp://host:8786); without it, a local "
+                             "cluster of --n-jobs workers")
     tables.add_argument("--out", default="indkernel-tables", help="output folder (default ./indkernel-tables)")
     tables.set_defaults(run=_tables)
 

@@ -1,0 +1,60 @@
+"""Grids and tables on a real distributed engine: a dask.distributed LocalCluster of 2 workers
+gives the same rows as joblib's local processes, bit for bit (the seeds are the same)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from dask.distributed import LocalCluster
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from indkernel import IndefiniteSVC
+from indkernel.cli import main
+from indkernel.cluster import joblib_backend
+from indkernel.datasets import load_digits_pair
+from indkernel.experiments import write_tables
+from indkernel.kernels import simpson
+
+TABLES = ("gen_performance.csv", "data_stats.csv", "gen_performance_perturbSVM.csv", "paired_comparison.csv")
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a running cluster, as a user's would be."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_the_tables_on_a_dask_cluster_are_the_local_tables(tmp_path, scheduler):
+    """``indkernel tables --backend dask --scheduler ADDRESS``: every row as the local run's but the
+    timings."""
+    write_tables(tmp_path / "local", quick=True, digits=True, quiet=True, splits=2)
+    assert main(["tables", "--quick", "--digits", "--splits", "2", "--quiet", "--backend", "dask",
+                 "--scheduler", scheduler, "--out", str(tmp_path / "dask")]) == 0
+    for name in TABLES:
+        local, remote = (pd.read_csv(tmp_path / where / name) for where in ("local", "dask"))
+        timing = [c for c in local.columns if c == "seconds"]
+        pd.testing.assert_frame_equal(local.drop(columns=timing), remote.drop(columns=timing), check_exact=True)
+
+
+def test_a_grid_search_on_a_local_dask_cluster_is_the_local_grid_search():
+    """``GridSearchCV(IndefiniteSVC(), ...)`` with its clones pickled to the workers of a
+    LocalCluster that :func:`joblib_backend` starts: the same ``cv_results_`` scores."""
+    X, y = load_digits_pair(3, 5)
+    K = simpson(X[:120])
+    grid = {"C": [0.1, 10.0], "rho": [1.0, 100.0]}
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    local = GridSearchCV(IndefiniteSVC(), grid, cv=cv, n_jobs=2).fit(K, y[:120])
+    with joblib_backend("dask", n_workers=2):
+        remote = GridSearchCV(IndefiniteSVC(), grid, cv=cv, n_jobs=2).fit(K, y[:120])
+    for key in ("mean_test_score", "split0_test_score", "split1_test_score", "split2_test_score"):
+        np.testing.assert_array_equal(local.cv_results_[key], remote.cv_results_[key])
+    assert local.best_params_ == remote.best_params_
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused_before_any_work(tmp_path, capsys):
+    assert main(["tables", "--quick", "--digits", "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path)]) == 2
+    assert "--backend dask" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="backend must be one of"):
+        with joblib_backend("ray"):
+            pass
