@@ -12,6 +12,7 @@ times) beside this file, and prints the markdown.
 
     INDKERNEL_DATA=../shared/data python figures/tables.py [--quick] [--digits] [--splits R] [--n-jobs 2] [--out DIR]
     INDKERNEL_DATA=../shared/data python figures/tables.py --datasets a1a-sig german-sig  # rerun those rows only
+    INDKERNEL_DATA=../shared/data python figures/tables.py --methods "Indefinite SVM"  # rerun that method's cells
     INDKERNEL_DATA=../shared/data python figures/tables.py --ablation [--splits R]   # the Simpson rows' ablations
 
 The whole protocol is repeated over ``--splits`` random splits (default 10; 2 with ``--quick``):
@@ -38,7 +39,7 @@ def main(quick: bool = False, digits: bool = False, out: Path | None = None, n_j
          quiet: bool = False, splits: int | None = None, **sets) -> dict:
     """Write the tables into ``out`` (default ``figures/tables``) over ``splits`` random splits
     (default 10, quick 2); keywords ``performance_sets`` and ``perturb_sets`` choose the rows, and
-    ``datasets`` reruns some of them in a folder that holds the tables (``write_tables``)."""
+    ``datasets`` and ``methods`` rerun part of them in a folder that holds the tables (``write_tables``)."""
     return write_tables(HERE / "tables" if out is None else out, quick=quick, digits=digits, n_jobs=n_jobs,
                         quiet=quiet, splits=splits, **sets)
 
@@ -54,6 +55,8 @@ if __name__ == "__main__":
                         "(indkernel.ablation), into figures/tables/ablation")
     parser.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="rerun only these data sets' "
                         "rows, keeping the other rows of the tables in --out")
+    parser.add_argument("--methods", nargs="+", default=None, metavar="NAME", help="rerun only these methods' "
+                        "cells of table:gen_performance, keeping the other cells of the tables in --out")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: figures/tables)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -61,5 +64,6 @@ if __name__ == "__main__":
         result = write_ablation(args.out or HERE / "tables" / "ablation", quick=args.quick, digits=args.digits,
                                 n_jobs=args.n_jobs, quiet=args.quiet, splits=args.splits)
     else:
-        result = main(args.quick, args.digits, args.out, args.n_jobs, args.quiet, args.splits, datasets=args.datasets)
+        result = main(args.quick, args.digits, args.out, args.n_jobs, args.quiet, args.splits, datasets=args.datasets,
+                      methods=args.methods)
     sys.stdout.write(result["markdown"] + "\n")

@@ -26,6 +26,7 @@ EPILOG = """examples:
   indkernel tables --quick                   the paper's tables on small subsets (2 random splits)
   indkernel tables --splits 10               the paper's tables, mean ± sd over 10 splits, paired tests
   indkernel tables --datasets a1a-sig        rerun one data set's rows of the tables in --out
+  indkernel tables --methods 'Indefinite SVM'    rerun one method's cells of the tables in --out
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
   indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
   indkernel tables --rules                   Indefinite SVM's rules for new points against each other and denoise
@@ -233,6 +234,8 @@ def _run_tables(args) -> int:
         raise ValueError("--multiclass, --ablation and --rules are different runs; pass one of them")
     if args.datasets is not None and (args.multiclass or args.ablation):
         raise ValueError("--datasets reruns rows of the paper's tables; it takes no --multiclass or --ablation")
+    if args.methods is not None and (args.multiclass or args.ablation or args.rules):
+        raise ValueError("--methods reruns cells of the paper's tables; it takes no --multiclass, --ablation or --rules")
     if args.rules:
         from .experiments import SPLITS
         from .rule_comparison import run
@@ -256,7 +259,8 @@ def _run_tables(args) -> int:
         print(result["markdown"])
         return 0
     result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
-                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits, datasets=args.datasets)
+                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits, datasets=args.datasets,
+                          methods=args.methods)
     print(result["markdown"])
     return 0
 
@@ -378,6 +382,9 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
                         help="rerun only these data sets' rows (e.g. a1a-sig USPS-3-5-linear), keeping the other "
                              "rows of the tables already in --out (same mode and --splits)")
+    tables.add_argument("--methods", nargs="+", default=None, metavar="NAME",
+                        help="rerun only these methods' cells of table:gen_performance (e.g. --methods 'Indefinite "
+                             "SVM'), keeping the other cells of the tables already in --out (same mode and --splits)")
     tables.add_argument("--n-jobs", type=int, default=2,
                         help="parallel jobs (default 2): the splits, or with one split the cross-validation fits")
     tables.add_argument("--backend", choices=("loky", "dask"), default="loky",

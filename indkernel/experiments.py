@@ -10,6 +10,7 @@ subsets with small grids (for the tests and a first look).
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -89,6 +90,9 @@ MINUTES_PER_SPLIT = {"full": 26.0, "quick": 0.1}
 #: perturbation sets sharing the rest), for the estimate of a rerun of some of them.
 SET_MINUTES = {"USPS-3-5-SS": 1.5, "USPS-3-5-TD1": 3.8, "USPS-4-6-SS": 2.0, "USPS-4-6-TD1": 5.1, "diabetes-sig": 1.7,
                "german-sig": 2.6, "a1a-sig": 8.1, **dict.fromkeys(PERTURB_SETS, 0.3)}
+#: CPU minutes each method of ``table:gen_performance`` took over that run's splits, for the
+#: estimate of a rerun of some methods (``--methods``).
+METHOD_MINUTES = {"Denoise": 9.1, "Flip": 8.5, "Shift": 6.6, "Mod SVM": 199.1, "SVM": 1.0, "Indefinite SVM": 49.3}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
@@ -197,12 +201,16 @@ def gen_performance_methods(quick: bool):
     ]
 
 
-def gen_performance(names, *, quick: bool = False, data_dir=None, n_jobs=None, seed: int = 0, progress=None):
-    """``table:gen_performance`` and ``table:data_stats``: two long DataFrames."""
+def gen_performance(names, *, methods=METHODS, quick: bool = False, data_dir=None, n_jobs=None, seed: int = 0,
+                    progress=None):
+    """``table:gen_performance`` (the rows of ``methods``) and ``table:data_stats`` (made with
+    Indefinite SVM's chosen similarity, so empty without it): two long DataFrames."""
     rows, stats = [], []
     for name in names:
         data = load(name, quick=quick, data_dir=data_dir, seed=seed)
         for method, estimator, grid in gen_performance_methods(quick):
+            if method not in methods:
+                continue
             outcome = select_and_test(estimator, grid, data.similarities, data.y, data.split,
                                       positive=data.positive, n_jobs=n_jobs, seed=seed)
             rows.append(dict(dataset=name, method=method, **outcome.test, cv_score=outcome.cv_score,
@@ -347,12 +355,12 @@ def _cell(ours, paper, fmt: str = ".2f") -> str:
     return text if paper is None else f"{text} ({format(paper, fmt)})"
 
 
-def one_split(seed: int, *, performance_sets, perturb_sets, quick: bool, data_dir, n_jobs, progress=None
-              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def one_split(seed: int, *, performance_sets, perturb_sets, quick: bool, data_dir, n_jobs, progress=None,
+              methods=METHODS) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The whole protocol (split, cross-validation, refit, test) on the split ``seed`` of every data
-    set: the performance, data-stats and perturbation tables, each with a ``split`` column."""
+    set: the performance (of ``methods``), data-stats and perturbation tables, each with a ``split`` column."""
     options = dict(quick=quick, data_dir=data_dir, n_jobs=n_jobs, seed=seed, progress=progress)
-    performance, stats = gen_performance(performance_sets, **options)
+    performance, stats = gen_performance(performance_sets, methods=methods, **options)
     perturb = gen_performance_perturb(perturb_sets, **options)
     return performance.assign(split=seed), stats.assign(split=seed), perturb.assign(split=seed)
 
@@ -384,20 +392,24 @@ def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, m
 
 def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int | None = 2, data_dir=None,
                  quiet: bool = False, performance_sets=None, perturb_sets=None, splits: int | None = None,
-                 datasets=None) -> dict:
+                 datasets=None, methods=None) -> dict:
     """Run the three tables over ``splits`` random splits (default :data:`SPLITS`) and write
     ``data_stats.csv``, ``gen_performance.csv``, ``gen_performance_perturbSVM.csv`` (one row per
     split), ``paired_comparison.csv``, ``runs.csv`` (the commands that made them) and ``tables.md``
     (mean ± sd with the paper's numbers in parentheses, the paired comparison, the commands and
     their run times) into ``out``; return the DataFrames and the markdown.
 
-    ``datasets`` (names from either table) reruns only those rows: the others are kept from the
-    tables already in ``out``, which must have been made in the same mode with as many splits
-    (checked before any work), so one data set can be redone after a fix.
+    ``datasets`` (names from either table) reruns only those rows, ``methods`` (names from
+    :data:`METHODS`) only those methods' cells of ``table:gen_performance`` (and ``table:data_stats``
+    with Indefinite SVM; no row of the perturbation table): the others are kept from the tables
+    already in ``out``, which must have been made in the same mode with as many splits (checked
+    before any work), so one data set or one method can be redone after a change. The protocol is
+    seeded per split, so a kept cell is the one a whole rerun would give.
 
     With one split the cross-validation fits run in parallel (``n_jobs``); with several, the
     splits do (joblib, each split's fits on one process). An estimate of the run time is printed
-    first (:data:`MINUTES_PER_SPLIT`, in proportion to :data:`SET_MINUTES` for a subset).
+    first (:data:`MINUTES_PER_SPLIT`, in proportion to :data:`SET_MINUTES` and
+    :data:`METHOD_MINUTES` for a part).
     """
     out = Path(out)
     mode = "quick" if quick else "full"
@@ -410,31 +422,41 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
         perturb_sets = DIGITS_PERTURB_SETS if digits else PERTURB_SETS
     earlier = None
     if datasets is not None:
-        datasets = _known_sets(datasets, every)
+        datasets = _known_names(datasets, every, "datasets")
         performance_sets = [name for name in performance_sets if name in datasets]
         perturb_sets = [name for name in perturb_sets if name in datasets]
+    if methods is not None:
+        methods = _known_names(methods, list(METHODS), "methods")
+        perturb_sets = []
+    if datasets is not None or methods is not None:
         earlier = _earlier_tables(out, mode, digits, splits)
     share = sum(SET_MINUTES.get(name, 1.0) for name in [*performance_sets, *perturb_sets]) / \
         sum(SET_MINUTES.get(name, 1.0) for name in every)
+    if methods is not None:
+        share *= sum(METHOD_MINUTES[name] for name in methods) / sum(METHOD_MINUTES.values())
     started = time.perf_counter()
     parts = over_splits(partial(one_split, performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick,
-                                data_dir=data_dir), splits, n_jobs=n_jobs, quiet=quiet, what="tables",
+                                data_dir=data_dir, methods=METHODS if methods is None else methods),
+                        splits, n_jobs=n_jobs, quiet=quiet, what="tables",
                         minutes_per_split=MINUTES_PER_SPLIT[mode] * share,
-                        steps=len(METHODS) * len(performance_sets) + 2 * len(perturb_sets))
+                        steps=len(methods or METHODS) * len(performance_sets) + 2 * len(perturb_sets))
     tables = [pd.concat(frames, ignore_index=True) for frames in zip(*parts, strict=True)]
     minutes = (time.perf_counter() - started) / 60
     command = ("indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
-               + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(datasets)))
+               + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(datasets))
+               + ("" if methods is None else " --methods " + " ".join(shlex.quote(name) for name in methods)))
     runs = pd.DataFrame([dict(command=command, mode=mode, digits=digits, splits=splits, minutes=round(minutes, 1),
-                              n_jobs=n_jobs, datasets="all" if datasets is None else " ".join(datasets))])
+                              n_jobs=n_jobs, datasets="all" if datasets is None else " ".join(datasets),
+                              methods="all" if methods is None else ", ".join(methods))])
     if earlier is not None:
-        tables = [pd.concat([old[~old.dataset.isin(datasets)], new], ignore_index=True)
-                  for old, new in zip(earlier[:3], tables, strict=True)]
-        runs = pd.concat([earlier[3], runs], ignore_index=True)
-    rank = {name: k for k, name in enumerate(every)}
-    performance, stats, perturb = (table.sort_values(["split", "dataset"], key=lambda c: c.map(rank) if
-                                                     c.name == "dataset" else c, kind="stable")
-                                   for table in tables)
+        tables = _merged(earlier[:3], tables, performance_sets, perturb_sets, methods or METHODS)
+        runs = pd.concat([earlier[3].assign(methods=earlier[3].get("methods", "all")), runs], ignore_index=True)
+    rank = {name: k for k, name in enumerate([*every, *METHODS])}
+    performance, stats, perturb = (table.sort_values(columns, key=lambda c: c if c.name == "split" else c.map(rank),
+                                                     kind="stable")
+                                   for table, columns in zip(tables, (["split", "dataset", "method"],
+                                                                      ["split", "dataset"], ["split", "dataset"]),
+                                                             strict=True))
     comparison = paired_comparison(performance, perturb)
     out.mkdir(parents=True, exist_ok=True)
     stats.to_csv(out / "data_stats.csv", index=False)
@@ -466,13 +488,25 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
 TABLE_FILES = ("gen_performance.csv", "data_stats.csv", "gen_performance_perturbSVM.csv", "runs.csv")
 
 
-def _known_sets(datasets, every: list[str]) -> list[str]:
-    """``datasets`` as a list of distinct known names, or a ValueError naming the choices."""
-    names = [datasets] if isinstance(datasets, str) else list(datasets)
+def _known_names(names, every: list[str], argument: str) -> list[str]:
+    """``names`` as a list of distinct names from ``every``, or a ValueError naming the argument and the choices."""
+    names = [names] if isinstance(names, str) else list(names)
     unknown = [name for name in names if name not in every]
     if not names or unknown or len(set(names)) < len(names):
-        raise ValueError(f"datasets must be distinct names among {', '.join(every)}; got {names!r}")
+        raise ValueError(f"{argument} must be distinct names among {', '.join(every)}; got {names!r}")
     return names
+
+
+def _merged(earlier, tables, performance_sets, perturb_sets, methods) -> list[pd.DataFrame]:
+    """The earlier performance, data-stats and perturbation tables with the rerun's rows in place
+    of theirs: the cells of ``methods`` on ``performance_sets`` (the data-stats rows with Indefinite
+    SVM's), the rows of ``perturb_sets``."""
+    (performance, stats, perturb), (new_performance, new_stats, new_perturb) = earlier, tables
+    redone = performance.dataset.isin(performance_sets) & performance.method.isin(methods)
+    restated = stats.dataset.isin(performance_sets) if "Indefinite SVM" in methods else stats.dataset.isin([])
+    return [pd.concat([performance[~redone], new_performance], ignore_index=True),
+            pd.concat([stats[~restated], new_stats], ignore_index=True),
+            pd.concat([perturb[~perturb.dataset.isin(perturb_sets)], new_perturb], ignore_index=True)]
 
 
 def _earlier_tables(out: Path, mode: str, digits: bool, splits: int) -> tuple[pd.DataFrame, ...]:
@@ -480,7 +514,7 @@ def _earlier_tables(out: Path, mode: str, digits: bool, splits: int) -> tuple[pd
     work) if they are missing or were made in another mode or with another number of splits."""
     missing = [name for name in TABLE_FILES if not (out / name).is_file()]
     if missing:
-        raise ValueError(f"--datasets reruns some rows of the tables in --out={out}, but it has no "
+        raise ValueError(f"--datasets and --methods rerun part of the tables in --out={out}, but it has no "
                          f"{', '.join(missing)}: run the whole tables into it first")
     *tables, runs = (pd.read_csv(out / name) for name in TABLE_FILES)
     made = runs.iloc[0]
@@ -495,7 +529,8 @@ def _provenance(runs: pd.DataFrame) -> str:
     first, *later = runs.itertuples()
     text = f"Made by `{first.command}` in {first.minutes:.1f} minutes on 2 cores (n_jobs={first.n_jobs})"
     for run in later:
-        text += (f"; the rows of {run.datasets.replace(' ', ', ')} rerun by `{run.command}` in {run.minutes:.1f} "
-                 f"minutes (n_jobs={run.n_jobs})")
+        sets = "every data set" if run.datasets == "all" else run.datasets.replace(" ", ", ")
+        part = f"the rows of {sets}" if run.methods == "all" else f"the {run.methods} cells of {sets}"
+        text += f"; {part} rerun by `{run.command}` in {run.minutes:.1f} minutes (n_jobs={run.n_jobs})"
     return text
 

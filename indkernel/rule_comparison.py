@@ -149,7 +149,7 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     every = experiments.DIGITS_PERFORMANCE_SETS if digits else experiments.PERFORMANCE_SETS
-    names = every if datasets is None else experiments._known_sets(datasets, every)
+    names = every if datasets is None else experiments._known_names(datasets, every, "datasets")
     Cs, rhos = experiments._grids(quick)
     estimator = IndefiniteSVC(class_weight="balanced", tol=experiments.FIT_TOL)
     todo = [(name, seed) for seed in range(splits) for name in names if not (out / f"{name}-{seed}.csv").is_file()]

@@ -128,6 +128,9 @@ def _files(tmp_path):
     (["tables", "--datasets", "a1a-sig", "--multiclass"], "takes no --multiclass"),
     (["tables", "--datasets", "nope"], "datasets must be distinct names among USPS-3-5-SS"),
     (["tables", "--datasets", "a1a-sig", "--out", "a-folder"], "run the whole tables into it first"),
+    (["tables", "--methods", "Indefinite SVM", "--rules"], "takes no --multiclass, --ablation or --rules"),
+    (["tables", "--methods", "Indefinite"], "methods must be distinct names among Denoise, Flip"),
+    (["tables", "--methods", "Indefinite SVM", "--out", "a-folder"], "run the whole tables into it first"),
     (["figures", "--dataset", "usps", "--data-dir", "data"], "a different or corrupted copy"),
 ])
 def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp_path, monkeypatch):

@@ -124,6 +124,38 @@ def test_tables_rerun_some_data_sets_and_keep_the_other_rows(tmp_path):
         write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, datasets=["a1a-sig"])
 
 
+def test_tables_rerun_one_method_and_keep_the_other_cells(tmp_path):
+    """``methods=`` reruns only those methods' cells of table:gen_performance: the other methods'
+    cells and the perturbation table stay as they were in the folder (marked), the rerun's cells and
+    the data-stats rows (Indefinite SVM's chosen similarity) are recomputed, equal to the first
+    run's (the protocol is seeded per split), and the markdown names the command."""
+    import pandas as pd
+
+    from indkernel.experiments import write_tables
+
+    first = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1)
+    for name, column in (("gen_performance.csv", "accuracy"), ("gen_performance_perturbSVM.csv", "accuracy"),
+                         ("data_stats.csv", "lambda_min")):
+        table = pd.read_csv(tmp_path / name)
+        table[column] = -1.0  # a mark that only a rerun removes
+        table.to_csv(tmp_path / name, index=False)
+    again = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, methods=["Indefinite SVM"])
+    merged, rerun = again["performance"], again["performance"].method == "Indefinite SVM"
+    assert list(merged[["dataset", "method"]].itertuples(index=False)) == \
+        list(first["performance"][["dataset", "method"]].itertuples(index=False))  # the cells keep their order
+    np.testing.assert_array_equal(merged.accuracy[rerun], first["performance"].accuracy[rerun.to_numpy()])
+    assert rerun.sum() == 3 and (merged.accuracy[~rerun] == -1.0).all()
+    np.testing.assert_array_equal(again["stats"].lambda_min, first["stats"].lambda_min)
+    assert (again["perturb"].accuracy == -1.0).all()
+    assert list(pd.read_csv(tmp_path / "runs.csv").methods) == ["all", "Indefinite SVM"]
+    assert "the Indefinite SVM cells of every data set rerun by `indkernel tables --quick --digits --splits 1 " \
+        "--methods 'Indefinite SVM'`" in again["markdown"]
+    with pytest.raises(ValueError, match="methods must be distinct names among Denoise, Flip"):
+        write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, methods=["Indefinite"])
+    with pytest.raises(ValueError, match="run the whole tables into it first"):
+        write_tables(tmp_path / "empty", quick=True, digits=True, quiet=True, methods=["Mod SVM"])
+
+
 def test_tables_quick_on_the_papers_data(tmp_path):
     """One quick pass over the paper's data sets (CI has them), with the paper's numbers beside ours."""
     import pytest
