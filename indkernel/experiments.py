@@ -374,7 +374,7 @@ def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, m
     if not quiet:
         estimate = minutes_per_split * splits / parallel
         print(f"{what}: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
-              f"(one split took {minutes_per_split:g} min on a 2-core machine)", flush=True)
+              f"(one split took {minutes_per_split:.1f} min on a 2-core machine)", flush=True)
     if splits == 1:
         bar = tqdm(total=steps, disable=quiet, desc=what)
 
