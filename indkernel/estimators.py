@@ -46,6 +46,7 @@ with ``test_kernel="transductive"``, whose predictions need it.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import warnings
 from numbers import Integral, Real
@@ -75,6 +76,8 @@ from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
 
 TEST_KERNELS = ("consistent", "raw", "transductive")
+#: The options each method of :func:`indkernel.solve` takes (``warm_start`` needs ``alpha0``).
+METHOD_OPTIONS = {name: set(inspect.signature(function).parameters) for name, (function, _) in METHODS.items()}
 
 
 class _IndefiniteKernelMachine(BaseEstimator):
@@ -91,6 +94,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
         "test_kernel": [StrOptions({*TEST_KERNELS, "inductive"}, deprecated={"inductive"})],
         "verbose": ["verbose"],
+        "warm_start": ["boolean"],
     }
 
     def __sklearn_tags__(self):
@@ -104,6 +108,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         if self._rule() != "transductive":
             state.pop("_K0", None)
         state.pop("_proxy_kernels", None)
+        state.pop("_warm_state", None)
         return state
 
     def _rule(self) -> str:
@@ -171,9 +176,10 @@ class _IndefiniteKernelMachine(BaseEstimator):
         elif oracles:  # one per one-vs-one pair
             with tqdm(total=len(oracles), desc="eigendecompositions", disable=not self.verbose, leave=False) as bar:
                 decompose_concurrently(oracles, lambda: bar.update(1))
+        starts = self._warm_starts(problems, tasks)
         for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
                                                  disable=not self.verbose or len(problems) == 1)):
-            result = self._solve_one(problem, task.name if len(problems) > 1 else None)
+            result = self._solve_one(problem, task.name if len(problems) > 1 else None, starts[k])
             coefficients[k, task.rows] = problem.dual_coef(result.alpha)
             intercepts[k] = self._intercept(problem.certify(result.alpha).intercept)
             test_coef[k, task.rows] = problem.consistent_coef(result.alpha)
@@ -192,14 +198,36 @@ class _IndefiniteKernelMachine(BaseEstimator):
         self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
         self.status_ = each("status")
         self._task_rows = [task.rows for task in tasks]
+        self._warm_state = [(task.rows, problem.feasible_set[3], result.alpha)
+                            for problem, task, result in zip(problems, tasks, results, strict=True)]
 
-    def _solve_one(self, problem, name: str | None):
-        """solve, its ConvergenceWarning naming the binary problem when there are several."""
+    def _warm_starts(self, problems: list, tasks: list[multiclass.BinaryTask]) -> list:
+        """With ``warm_start`` and a previous fit of the same problems (the same rows each, for a
+        method that takes a start), each problem's previous α scaled into its new box (each
+        coordinate by the ratio of the upper bounds: C, or 1/(νn)) and projected onto its
+        feasible set; else None (the method's own start, C/2)."""
+        previous = getattr(self, "_warm_state", None) if self.warm_start else None
+        if previous is None or len(previous) != len(problems) or "alpha0" not in METHOD_OPTIONS[self.method]:
+            return [None] * len(problems)
+        starts = []
+        for problem, task, (rows, upper, alpha) in zip(problems, tasks, previous, strict=True):
+            if not np.array_equal(rows, task.rows) or alpha.shape != (problem.dim,):
+                starts.append(None)
+                continue
+            new_upper = problem.feasible_set[3]
+            ratio = np.divide(new_upper, upper, out=np.zeros_like(new_upper, dtype=float), where=upper > 0)
+            starts.append(problem.project(alpha * ratio))
+        return starts
+
+    def _solve_one(self, problem, name: str | None, start=None):
+        """solve (from ``start`` if given), its ConvergenceWarning naming the binary problem when
+        there are several."""
+        options = {} if start is None else {"alpha0": start}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = solve(problem, self.method, tol=self.tol, absolute=self.absolute,
                            max_iter=sys.maxsize if self.max_iter == -1 else self.max_iter,
-                           verbose=bool(self.verbose) and name is None)
+                           verbose=bool(self.verbose) and name is None, **options)
         for warning in caught:
             message = str(warning.message)
             if name is not None and issubclass(warning.category, ConvergenceWarning):
@@ -369,6 +397,12 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
     verbose : int or bool, default 0
         Progress bars while solving (one per binary problem for two classes, one over the
         problems for more).
+    warm_start : bool, default False
+        Start each binary problem of the next ``fit`` from this fit's certified solution, scaled
+        into the new box and projected onto the feasible set, as scikit-learn's ``warm_start``:
+        for a path of C and ρ on the same training data (``figures/warm_starts.py``: 11–22 %
+        fewer Newton iterations along the tables' grids). Methods "newton", "apg" and "pg" only
+        (the others ignore it); the result is certified either way.
 
     Attributes
     ----------
@@ -405,7 +439,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
 
     def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", class_weight=None, method="newton", tol=1e-6,
                  absolute=False, max_iter=None, test_kernel="consistent", multi_class="ovo",
-                 decision_function_shape="ovr", break_ties=False, verbose=0):
+                 decision_function_shape="ovr", break_ties=False, verbose=0, warm_start=False):
         self.C = C
         self.rho = rho
         self.kernel = kernel
@@ -419,6 +453,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.verbose = verbose
+        self.warm_start = warm_start
 
     def fit(self, X, y, sample_weight=None):
         """Fit on the train×train similarity (or features, with a callable kernel) and labels ``y``
@@ -519,7 +554,7 @@ class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
     }
 
     def __init__(self, C=1.0, *, rho=1.0, epsilon=0.1, kernel="precomputed", method="newton", tol=1e-6,
-                 absolute=False, max_iter=None, test_kernel="consistent", verbose=0):
+                 absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
         self.C = C
         self.rho = rho
         self.epsilon = epsilon
@@ -530,6 +565,7 @@ class IndefiniteSVR(RegressorMixin, _IndefiniteKernelMachine):
         self.max_iter = max_iter
         self.test_kernel = test_kernel
         self.verbose = verbose
+        self.warm_start = warm_start
 
     def fit(self, X, y, sample_weight=None):
         """Fit on the train×train similarity (or features) and real targets ``y``; ``sample_weight``
@@ -568,7 +604,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _IndefiniteKernelMachine):
     }
 
     def __init__(self, *, nu=0.5, rho=1.0, kernel="precomputed", method="newton", tol=1e-6, absolute=False,
-                 max_iter=None, test_kernel="consistent", verbose=0):
+                 max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
         self.nu = nu
         self.rho = rho
         self.kernel = kernel
@@ -578,6 +614,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _IndefiniteKernelMachine):
         self.max_iter = max_iter
         self.test_kernel = test_kernel
         self.verbose = verbose
+        self.warm_start = warm_start
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on the train×train similarity (or features); ``y`` is ignored."""

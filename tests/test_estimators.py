@@ -2,16 +2,26 @@
 must agree, certified fits, the test-time kernel rules, grid search, pickling and bad input."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 from problems import random_indefinite
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel, sigmoid_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn_checks import parametrize_with_checks
 
-from indkernel import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC, SVMProblem
+from indkernel import (
+    IndefiniteOneClassSVM,
+    IndefiniteSVC,
+    IndefiniteSVR,
+    OneClassProblem,
+    PerturbSVC,
+    SVMProblem,
+    SVRProblem,
+)
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
 
@@ -374,3 +384,61 @@ def test_the_inductive_rule_is_the_raw_rule_under_its_deprecated_name(digits):
     raw = IndefiniteSVC(C=2.0, rho=0.5, test_kernel="raw").fit(K, y)
     np.testing.assert_array_equal(old.decision_function(K_test), raw.decision_function(K_test))
     np.testing.assert_allclose(raw.decision_function(K_test), K_test[:, raw.support_] @ raw.dual_coef_[0] + raw.intercept_[0])
+
+
+def _recorded_starts(monkeypatch) -> list:
+    """Every ``alpha0`` the estimators pass to solve (None for the method's own start)."""
+    from indkernel import estimators
+
+    starts, real = [], estimators.solve
+
+    def spy(problem, method, **options):
+        starts.append(options.get("alpha0"))
+        return real(problem, method, **options)
+
+    monkeypatch.setattr(estimators, "solve", spy)
+    return starts
+
+
+def _hand_made_problem(cls, K, target, params):
+    """The problem a fit of ``cls`` with ``params`` solves, built here from the problem types."""
+    if cls is IndefiniteSVR:
+        return SVRProblem(K, target, params["C"], params["rho"], 0.1)
+    if cls is IndefiniteOneClassSVM:
+        return OneClassProblem(K, params["nu"], params["rho"])
+    return SVMProblem(K, np.where(target == np.unique(target)[1], 1.0, -1.0), params["C"], params["rho"])
+
+
+@pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM])
+def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cls, digits, monkeypatch):
+    """warm_start=True: the next fit starts at the previous certified α scaled by the ratio of the
+    boxes' upper bounds (C, or 1/(νn)) and projected onto the new feasible set (built here by
+    hand); its certified bracket meets the cold fit's at the same parameters (both hold p*).
+    Without warm_start, on other rows, or with a method that takes no start: the method's own."""
+    X, y, _, _ = digits
+    K = simpson(X)
+    target = X[:, 20] if cls is IndefiniteSVR else y
+    if cls is IndefiniteOneClassSVM:
+        first, second, ratio = {"nu": 0.5, "rho": 1.0}, {"nu": 0.2, "rho": 10.0}, 0.5 / 0.2
+    else:
+        first, second, ratio = {"C": 1.0, "rho": 1.0}, {"C": 10.0, "rho": 10.0}, 10.0
+    starts = _recorded_starts(monkeypatch)
+    model = cls(tol=1e-6, warm_start=True, **first).fit(K, target)
+    previous = model.result_.alpha
+    warm = model.set_params(**second).fit(K, target)
+    cold = cls(tol=1e-6, **second).fit(K, target)
+    assert starts[0] is None and starts[2] is None
+    expected = _hand_made_problem(cls, K, target, second).project(previous * ratio)
+    np.testing.assert_allclose(starts[1], expected, rtol=1e-12, atol=1e-14)
+    assert np.any(starts[1] != previous)  # scaled: not the old point
+    assert max(warm.lower_bound_, cold.lower_bound_) <= min(warm.upper_bound_, cold.upper_bound_)
+    assert warm.status_ == cold.status_ == "optimal"
+    starts.clear()
+    cls(tol=1e-6, **first).fit(K, target).set_params(**second).fit(K, target)  # no warm_start
+    model = cls(tol=1e-6, warm_start=True, **first).fit(K, target)
+    model.fit(K[:80, :80], target[:80])  # other rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.set_params(method="accpm", max_iter=3).fit(K[:80, :80], target[:80])  # no start option
+    assert starts == [None] * 5
+    assert "_warm_state" not in pickle.loads(pickle.dumps(model)).__dict__
