@@ -4,7 +4,13 @@ the notebook (executed by myst-nb) and the figure scripts (sphinx-gallery, shown
     pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html
 """
 
+import shutil
+from pathlib import Path
+
 import indkernel
+
+# one copy of the notebook in the repository (figures/, where the tests run it); the site builds a copy
+shutil.copyfile(Path(__file__).parent.parent / "figures" / "verify_gaps.ipynb", Path(__file__).parent / "verify_gaps.ipynb")
 
 project = "indkernel"
 author = "the indkernel developers"
@@ -50,7 +56,7 @@ numpydoc_validation_exclude = {
 sphinx_gallery_conf = {
     "examples_dirs": "../figures",
     "gallery_dirs": "gallery",
-    "filename_pattern": r"^$",  # show the scripts; the figures they made are on the Figures page
+    "filename_pattern": r"^$",  # show the scripts; what they made is on the results page
     "download_all_examples": False,
     "plot_gallery": "False",
 }

@@ -12,7 +12,7 @@ negative eigenvalues, then libsvm); ``IndefiniteSVC(tol=1e-3).fit``; and ``solve
 relative gap of 1e-6 for pg, apg and newton, setup (the ``eigh`` of K0) included. Ratios: fit
 against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <= 3 at n >= 767).
 
-    python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--methods ...] [--repeats R] [--readme]
+    python figures/certified_speed.py [--sizes 250 500 ...] [--full] [--methods ...] [--repeats R] [--results]
     python figures/certified_speed.py --sizes --full --methods newton --repeats 1   # n = 9298 alone
     python figures/certified_speed.py --diagnose [--sizes 767]
     python figures/certified_speed.py --threads [--sizes 767 1000 1300 1540]
@@ -47,7 +47,7 @@ from indkernel import IndefiniteSVC, SVMProblem, proxy, solve
 from indkernel.baselines import SpectrumSVC
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
-from indkernel.report import update_readme_block
+from indkernel.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SIZES = (250, 500, 767, 1540, 3000)
@@ -114,7 +114,7 @@ def table(sizes, full: bool, repeats: int, methods=METHODS) -> pd.DataFrame:
 
 def diagnose(n: int) -> None:
     """The bound lag, the free and refined bounds along Newton's iterates, and the profile quoted in
-    the README (module docstring)."""
+    the results page (module docstring)."""
     K0, y = problem_data(n)
     problem = SVMProblem(K0, y, C=C, rho=RHO)
     optimum = solve(problem, "newton", tol=1e-10, max_iter=100).lower
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="add n = 9298 (USPS digit 0 against the rest)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--readme", action="store_true", help="put the table into README.md")
+    parser.add_argument("--results", action="store_true", help="put the table into docs/results.md")
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
     parser.add_argument("--threads", action="store_true", help="the BLAS thread rules: Newton's at the first size, the "
                         "eigendecomposition's at every size")
@@ -222,12 +222,12 @@ def main() -> None:
     name = "certified-speed" if args.sizes else "certified-speed-full"
     frame.to_csv(HERE / f"{name.replace('-', '_')}.csv", index=False)
     print(markdown(frame, args.methods))
-    if args.readme:
+    if args.results:
         command = "python figures/certified_speed.py " + " ".join(
             [f"--sizes {' '.join(map(str, args.sizes))}".rstrip(), f"--repeats {args.repeats}"]
             + (["--full"] if args.full else []) + ([f"--methods {' '.join(args.methods)}"]
                                                     if list(args.methods) != list(METHODS) else []))
-        update_readme_block(HERE.parent / "README.md", name, markdown(frame, args.methods), command)
+        update_marked_block(HERE.parent / "docs" / "results.md", name, markdown(frame, args.methods), command)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ with Clarabel and SCS on digits 3-vs-5 Simpson subsets, n = 10, 20, 40, 80, 160 
 Solvers run at their default settings. A series (form, solver) stops after a solve over 120 s;
 each solve is also cut at 900 s by the solver's own time limit. Next to each time is the relative
 error of the optimal value against the max-min SDP solved by Clarabel, the reference. Writes ``formulation_sizes.csv`` beside this file, prints a Markdown
-table and, with ``--readme``, puts it into README.md between the ``formulation-sizes`` markers.
+table and, with ``--results``, puts it into docs/results.md between the ``formulation-sizes`` markers.
 
-    python figures/formulation_sizes.py [--quick] [--readme]
+    python figures/formulation_sizes.py [--quick] [--results]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pandas as pd
 import formulations
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
-from indkernel.report import update_readme_block
+from indkernel.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SERIES_STOP_SECONDS = 120.0
@@ -75,7 +75,7 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
+def main(quick: bool = False, results: bool = False) -> pd.DataFrame:
     sizes = (10, 20) if quick else (10, 20, 40, 80, 160)
     solvers = [s for s in ("CLARABEL", "SCS") if s in formulations.available_solvers()]
     table = with_errors(measure(sizes, solvers))
@@ -83,15 +83,15 @@ def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
         table.to_csv(HERE / "formulation_sizes.csv", index=False)
     table_md = markdown(table)
     print(table_md)
-    if readme:
-        update_readme_block(HERE.parent / "README.md", "formulation-sizes", table_md,
-                            "python figures/formulation_sizes.py --readme")
+    if results:
+        update_marked_block(HERE.parent / "docs" / "results.md", "formulation-sizes", table_md,
+                            "python figures/formulation_sizes.py --results")
     return table
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="n = 10, 20 only; writes nothing")
-    parser.add_argument("--readme", action="store_true", help="put the table into README.md")
+    parser.add_argument("--results", action="store_true", help="put the table into docs/results.md")
     args = parser.parse_args()
-    main(quick=args.quick, readme=args.readme)
+    main(quick=args.quick, results=args.results)

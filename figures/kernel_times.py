@@ -4,9 +4,9 @@
 Seconds to compute each similarity's full matrix on USPS 3 vs 5 (all 1540 images), the
 train×train and test×train blocks of the paper's split, medians of 3 runs in one process.
 
-    INDKERNEL_DATA=../shared/data python figures/kernel_times.py [--readme]
+    INDKERNEL_DATA=<data directory> python figures/kernel_times.py [--results]
 
-Writes ``kernel_times.csv`` beside this file; ``--readme`` puts the table into README.md between
+Writes ``kernel_times.csv`` beside this file; ``--results`` puts the table into docs/results.md between
 the ``kernel-times`` markers.
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 
 from indkernel import kernels
 from indkernel.datasets import load_digits_pair, load_usps
-from indkernel.report import median_seconds, update_readme_block
+from indkernel.report import median_seconds, update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SIMILARITIES = {"Simpson": kernels.simpson, "tangent distance": kernels.tangent_distance,
@@ -47,10 +47,10 @@ def markdown(table: pd.DataFrame) -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--readme", action="store_true", help="write the table into README.md")
+    parser.add_argument("--results", action="store_true", help="write the table into docs/results.md")
     args = parser.parse_args()
     text = markdown(main())
     print(text)
-    if args.readme:
-        update_readme_block(HERE.parent / "README.md", "kernel-times", text,
-                            "INDKERNEL_DATA=../shared/data python figures/kernel_times.py --readme")
+    if args.results:
+        update_marked_block(HERE.parent / "docs" / "results.md", "kernel-times", text,
+                            "INDKERNEL_DATA=<data directory> python figures/kernel_times.py --results")

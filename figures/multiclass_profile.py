@@ -1,7 +1,7 @@
 """Where a ten-class fit spends its time
 ======================================
 
-The ten-class benchmark of the README (USPS, 2000 random training images, tangent distance with
+The ten-class benchmark of the results page (USPS, 2000 random training images, tangent distance with
 γ = 0.03, C = 10, ρ = 100, tol = 1e-3: the parameters cross-validation chose) in one process:
 the fit times of ``SpectrumSVC("denoise")`` and of ``IndefiniteSVC`` one-vs-rest and one-vs-one,
 side by side in each of ``--repeats`` rounds, with their ratios to denoise and test errors, and

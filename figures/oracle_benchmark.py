@@ -8,10 +8,10 @@ and on random indefinite kernels (symmetric Gaussian), one process, medians of s
 Prints, per kernel and n: both times, their ratio, the update's time as a multiple of one pass
 over an n×n float64 matrix (``V0.sum()``, the memory-bandwidth floor), and the
 log-log slope of the update's time from n = 500 to 2000. Saves ``oracle_benchmark.csv``;
-``--readme`` puts the table into README.md. ``--stages`` prints instead where an update's time
+``--results`` puts the table into docs/results.md. ``--stages`` prints instead where an update's time
 goes at n = 250 and 2000, and the zero finder's evaluations per root.
 
-    python figures/oracle_benchmark.py [--quick] [--readme] [--stages]
+    python figures/oracle_benchmark.py [--quick] [--results] [--stages]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pandas as pd
 from indkernel import SVMProblem, rank_one
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
-from indkernel.report import median_seconds, update_readme_block
+from indkernel.report import median_seconds, update_marked_block
 
 HERE = Path(__file__).resolve().parent
 
@@ -143,7 +143,7 @@ def markdown(table: pd.DataFrame, slope: dict) -> str:
     return "\n".join(lines)
 
 
-def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
+def main(quick: bool = False, results: bool = False) -> pd.DataFrame:
     sizes, repeats, pause = ((100, 200), 3, 0.0) if quick else ((250, 500, 767, 1000, 1500, 2000), 7, 0.5)
     table = measure(sizes, repeats, pause)
     if not quick:
@@ -151,19 +151,19 @@ def main(quick: bool = False, readme: bool = False) -> pd.DataFrame:
     slope = slopes(table, *((100, 200) if quick else (500, 2000)))
     for kernel, value in slope.items():
         print(f"log-log slope of the rank-one oracle's time, {kernel}: {value:.2f}")
-    if readme:
-        update_readme_block(HERE.parent / "README.md", "oracle-benchmark", markdown(table, slope),
-                            "python figures/oracle_benchmark.py --readme")
+    if results:
+        update_marked_block(HERE.parent / "docs" / "results.md", "oracle-benchmark", markdown(table, slope),
+                            "python figures/oracle_benchmark.py --results")
     return table
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="n = 100, 200 only; writes nothing")
-    parser.add_argument("--readme", action="store_true", help="put the table into README.md")
+    parser.add_argument("--results", action="store_true", help="put the table into docs/results.md")
     parser.add_argument("--stages", action="store_true", help="only the time of each stage of an update")
     args = parser.parse_args()
     if args.stages:
         stages()
     else:
-        main(quick=args.quick, readme=args.readme)
+        main(quick=args.quick, results=args.results)

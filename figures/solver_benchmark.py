@@ -9,12 +9,12 @@ capped at ``--cap`` seconds (default 60); the time to 1e-3 is read off its histo
 paper, ACCPM runs up to n = 500 and the exchange method up to n = 300; the SDP route runs at
 n = 40 only (a digits subset), against the best first-order method there.
 
-Prints a table, saves ``solver_benchmark.json`` beside this file; ``--readme`` then puts the
-Markdown table (from that JSON) into README.md, ``--render`` does only that. ``--thread-rule``
+Prints a table, saves ``solver_benchmark.json`` beside this file; ``--results`` then puts the
+Markdown table (from that JSON) into docs/results.md, ``--render`` does only that. ``--thread-rule``
 measures instead what ``solve``'s rule (ACCPM, exchange and SDP run the rank-one update on one
 thread) saves: ACCPM on a USPS subset of n = 600, with the rule and without, alternately.
 
-    python figures/solver_benchmark.py [--quick] [--cap SECONDS] [--readme | --render | --thread-rule]
+    python figures/solver_benchmark.py [--quick] [--cap SECONDS] [--results | --render | --thread-rule]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 from indkernel import SVMProblem, solve
 from indkernel.datasets import load_digits_pair, load_usps
 from indkernel.kernels import simpson
-from indkernel.report import update_readme_block
+from indkernel.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "solver_benchmark.json"
@@ -148,21 +148,21 @@ def thread_rule(n: int = 600, iterations: int = 15, repeats: int = 2) -> pd.Data
 def render() -> None:
     table_md = markdown(pd.DataFrame(json.loads(RESULTS.read_text())))
     print(table_md)
-    update_readme_block(HERE.parent / "README.md", "solver-benchmark", table_md,
-                        "python figures/solver_benchmark.py --readme")
+    update_marked_block(HERE.parent / "docs" / "results.md", "solver-benchmark", table_md,
+                        "python figures/solver_benchmark.py --results")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one small problem; writes nothing")
     parser.add_argument("--cap", type=float, default=60.0, help="seconds per run (default 60)")
-    parser.add_argument("--readme", action="store_true", help="after the run, put the table into README.md")
-    parser.add_argument("--render", action="store_true", help="only put the saved table into README.md")
+    parser.add_argument("--results", action="store_true", help="after the run, put the table into docs/results.md")
+    parser.add_argument("--render", action="store_true", help="only put the saved table into docs/results.md")
     parser.add_argument("--thread-rule", action="store_true", help="only time ACCPM with and without the rule")
     args = parser.parse_args()
     if args.thread_rule:
         thread_rule()
     elif not args.render:
         main(quick=args.quick, cap=args.cap)
-    if args.readme or args.render:
+    if args.results or args.render:
         render()

@@ -1,5 +1,5 @@
 """Warm starts along the tables' grids: what a neighbour's solution saves projected Newton
-=====================================================================================
+=======================================================================================
 
 On the first cross-validation fold of each data set's first split (the tables' protocol: the
 authors' class weights, certified to the tables' relative gap 1e-4), every point of the tables'

@@ -209,7 +209,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         previous = getattr(self, "_warm_state", None) if self.warm_start else None
         if previous is None or len(previous) != len(problems) or "alpha0" not in METHOD_OPTIONS[self.method]:
             return [None] * len(problems)
-        starts = []
+        starts: list[np.ndarray | None] = []
         for problem, task, (rows, upper, alpha) in zip(problems, tasks, previous, strict=True):
             if not np.array_equal(rows, task.rows) or alpha.shape != (problem.dim,):
                 starts.append(None)

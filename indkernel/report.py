@@ -1,6 +1,6 @@
-"""Numbers into the README (and the timing helper of the benchmark scripts): the benchmark scripts in ``figures/`` write their tables between
-``<!-- name:start -->`` and ``<!-- name:end -->`` markers, so the README quotes what a command
-in the repository printed."""
+"""Numbers into the docs' results page (and the timing helper of the benchmark scripts): the
+benchmark scripts in ``figures/`` write their tables between ``<!-- name:start -->`` and
+``<!-- name:end -->`` markers, so the page quotes what a command in the repository printed."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 
 
-def update_readme_block(readme: Path, name: str, markdown: str, command: str) -> None:
-    """Replace the block called ``name`` in ``readme`` by ``markdown`` and the command that made it."""
-    text = readme.read_text()
+def update_marked_block(page: Path, name: str, markdown: str, command: str) -> None:
+    """Replace the block called ``name`` in ``page`` by ``markdown`` and the command that made it."""
+    text = page.read_text()
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     if start not in text or end not in text:
-        raise ValueError(f"{readme} has no {start} ... {end} block")
+        raise ValueError(f"{page} has no {start} ... {end} block")
     block = f"{start}\n{markdown}\n\nMade by `{command}`.\n{end}"
-    readme.write_text(re.sub(re.escape(start) + ".*" + re.escape(end), lambda _: block, text, flags=re.S))
+    page.write_text(re.sub(re.escape(start) + ".*" + re.escape(end), lambda _: block, text, flags=re.S))
 
 
 def median_seconds(call, repeats: int = 3) -> float:
