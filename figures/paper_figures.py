@@ -13,7 +13,8 @@ The paper's two figures (:mod:`indkernel.reproduce` computes them; ``indkernel f
 Each computes its long table (method, run, iteration, time, lower, upper, gap), saves it as
 ``<figure>_<dataset>_<mode>.csv`` beside this file and draws ``<figure>_<dataset>_<mode>.png`` from it.
 
-    INDKERNEL_DATA=../shared/data python figures/paper_figures.py [convergence|timing|all] [--quick] [--dataset digits|usps]
+    INDKERNEL_DATA=<data directory> python figures/paper_figures.py [convergence|timing|all] [--quick] [--dataset digits|usps]
+    python figures/paper_figures.py --redraw     # the PNGs again from the CSVs beside this file
 
 (the options of ``indkernel figures``; the defaults here are ``--full --dataset usps``).
 """
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 from indkernel.cli import main as indkernel
-from indkernel.reproduce import reproduce
+from indkernel.reproduce import FIGURES, redraw, reproduce
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,6 +36,14 @@ def main(which: str = "all", quick: bool = False, dataset: str = "usps", out: Pa
     return reproduce(which, mode="quick" if quick else "full", dataset=dataset, out=out or HERE, quiet=quiet)
 
 
+def redraw_all() -> list[Path]:
+    """Draw every figure whose CSV is beside this file again, from that CSV."""
+    return [redraw(csv) for name in FIGURES for csv in sorted(HERE.glob(f"{name}_*.csv"))]
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--redraw"]:
+        print("\n".join(str(path) for path in redraw_all()))
+        sys.exit(0)
     options = sys.argv[1:] if "--quick" in sys.argv else ["--full", *sys.argv[1:]]
     sys.exit(indkernel(["figures", "--out", str(HERE), "--dataset", "usps", *options]))

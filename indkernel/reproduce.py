@@ -29,6 +29,9 @@ from .svm_problem import SVMProblem
 LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
           "accpm": "ACCPM, deep cuts and proximal center (ours)", "exchange": "exchange, MKL master (ours)",
           "apg": "accelerated gradient (ours)", "newton": "projected Newton (ours)"}
+#: One colour per method in every figure.
+COLORS = {"pg": "tab:blue", "accpm-paper": "tab:orange", "accpm": "tab:green", "exchange": "tab:brown",
+          "apg": "tab:red", "newton": "tab:purple"}
 #: Figure names of method variants: (method, options of ``solve``).
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"accpm-paper": ("accpm", PAPER),
                                                     "exchange": ("exchange", {"master": "mkl"})}
@@ -158,20 +161,19 @@ def _mean_log(group: pd.DataFrame, values: pd.Series) -> tuple[pd.Series, pd.Ser
 
 
 def plot_convergence(table: pd.DataFrame, path: Path) -> None:
-    """Two panels against iteration (semilog), one colour per method: the certified gap, and the
-    certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the smallest certified upper
-    bound on the subset); the mean of log10 over runs, dashed at ± one standard deviation."""
+    """Two panels against iteration (semilog), one colour per method (:data:`COLORS`): the
+    certified gap, and the certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the
+    smallest certified upper bound on the subset); the mean of log10 over runs, dashed at ± one
+    standard deviation; the legend below the panels."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5), sharex=True)
     for method, group in table.groupby("method", sort=False):
-        color = None
         for ax, values in zip(axes, (group.gap, group.p_hat - group.lower), strict=True):
             mean, std = _mean_log(group, values)
-            line, = ax.semilogy(mean.index, 10 ** mean, color=color, label=LABELS.get(method, method))
-            color = line.get_color()
+            ax.semilogy(mean.index, 10 ** mean, color=COLORS.get(method), label=LABELS.get(method, method))
             for sign in (-1, 1):
-                ax.semilogy(mean.index, 10 ** (mean + sign * std), "--", color=color, linewidth=0.8)
+                ax.semilogy(mean.index, 10 ** (mean + sign * std), "--", color=COLORS.get(method), linewidth=0.8)
     n, runs = int(table.n.iloc[0]), table.run.nunique()
     axes[0].set(xlabel="iteration", ylabel="certified duality gap", title="certified gap (every iterate refined)")
     axes[1].set(xlabel="iteration", ylabel="p̂ − f(α)",
@@ -179,8 +181,8 @@ def plot_convergence(table: pd.DataFrame, path: Path) -> None:
     fig.suptitle(f"Simpson kernel, {runs} random subsets of n = {n}: mean ± 1 std (dashed)")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend()
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -197,34 +199,52 @@ def timing_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_timing(table: pd.DataFrame, path: Path) -> None:
-    """Total time and time per iteration against n (log-log), one colour per method, one line
-    style per ρ; hollow markers where some run stopped at the time limit before the gap."""
+    """Total time and time per iteration against n (log-log), one colour per method
+    (:data:`COLORS`), one line style per ρ; hollow markers where some run stopped at the time limit
+    before the gap; the legend below the panels, the measured n as plain tick labels."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullFormatter
 
     summary = timing_summary(table)
     styles = dict(zip(sorted(summary.rho.unique()), ["-", "--", ":", "-."], strict=False))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-    colors: dict[str, str] = {}
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
     for (method, rho), group in summary.groupby(["method", "rho"]):
+        color = COLORS.get(method)
         for ax, column in zip(axes, ("seconds", "per_iteration"), strict=True):
-            line, = ax.loglog(group.n, group[column], styles[rho], color=colors.get(method),
-                              label=f"{LABELS.get(method, method)}, ρ = {rho:g}")
-            colors[method] = line.get_color()
+            ax.loglog(group.n, group[column], styles[rho], color=color)
             capped = group.reached < group.runs
-            ax.loglog(group.n[~capped], group[column][~capped], "o", color=line.get_color(), markersize=4)
-            ax.loglog(group.n[capped], group[column][capped], "o", mfc="none", color=line.get_color(), markersize=6)
+            ax.loglog(group.n[~capped], group[column][~capped], "o", color=color, markersize=4)
+            ax.loglog(group.n[capped], group[column][capped], "o", mfc="none", color=color, markersize=6)
     axes[0].set(xlabel="n", ylabel="total seconds (mean over runs)", title="time to an absolute gap of 0.1")
     axes[1].set(xlabel="n", ylabel="seconds per iteration (mean)", title="average time per iteration")
+    sizes = sorted(summary.n.unique())
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
-    axes[1].legend(fontsize=7)
-    fig.tight_layout()
+        ax.set_xticks(sizes, [str(size) for size in sizes])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    methods = [m for m in COLORS if m in set(summary.method)]
+    handles = [Line2D([], [], color=COLORS[m], label=LABELS.get(m, m)) for m in methods]
+    handles += [Line2D([], [], color="black", linestyle=style, label=f"ρ = {rho:g}") for rho, style in styles.items()]
+    handles += [Line2D([], [], color="black", marker="o", mfc="none", linestyle="", label="some run hit the time cap")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
 FIGURES: dict[str, tuple[dict, Callable[..., pd.DataFrame], Callable[..., None]]] = {"convergence": (CONVERGENCE, convergence_table, plot_convergence),
            "timing": (TIMING, timing_table, plot_timing)}
+
+
+def redraw(csv: Path) -> Path:
+    """Draw the figure of a saved ``<figure>_<dataset>_<mode>.csv`` again (beside it, ``.png``)."""
+    csv = Path(csv)
+    name = csv.stem.split("_")[0]
+    if name not in FIGURES or not csv.is_file():
+        raise ValueError(f"csv must be an existing {' or '.join(FIGURES)}_<dataset>_<mode>.csv file; got {csv}")
+    FIGURES[name][2](pd.read_csv(csv), csv.with_suffix(".png"))
+    return csv.with_suffix(".png")
 
 
 def reproduce(which: str = "all", *, mode: str = "quick", dataset: str = "digits", out=".", data_dir=None,

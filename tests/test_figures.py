@@ -238,3 +238,35 @@ def test_warm_starts_quick(tmp_path):
     small, large = SVMProblem(K0, y, 0.1 * weights, 1.0), SVMProblem(K0, y, 100.0 * weights, 10.0)
     start = module.warm_start(small, small.initial_point(), large)
     assert large.feasibility_violation(start) < 1e-12 and start.max() > 0.1  # scaled up, into the new box
+
+
+def test_the_paper_figures_redrawn_share_one_colour_per_method_and_keep_legends_off_the_data(tmp_path, monkeypatch):
+    """``redraw`` draws both committed figures again from their CSVs: every method has the colour
+    of ``COLORS`` in both, the legend is the figure's (below the panels), no axes carries one."""
+    import shutil
+
+    import matplotlib.colors
+    import matplotlib.figure
+
+    from indkernel.reproduce import COLORS, LABELS, redraw
+
+    drawn, savefig = [], matplotlib.figure.Figure.savefig
+
+    def keep(figure, *args, **kwargs):
+        drawn.append(figure)
+        return savefig(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    for name in ("convergence_usps_full.csv", "timing_usps_full.csv"):
+        shutil.copy(FIGURES / name, tmp_path / name)
+        assert redraw(tmp_path / name).stat().st_size > 10_000
+    method_of = {label: method for method, label in LABELS.items()}
+    for figure in drawn:
+        assert len(figure.legends) == 1 and all(ax.get_legend() is None for ax in figure.axes)
+        colours = {h.get_label(): h.get_color() for h in figure.legends[0].legend_handles
+                   if h.get_label() in method_of}
+        assert {"projected gradient (paper)", "projected Newton (ours)"} <= set(colours)
+        for label, colour in colours.items():
+            assert matplotlib.colors.same_color(colour, COLORS[method_of[label]]), label
+    with pytest.raises(ValueError, match="convergence or timing"):
+        redraw(tmp_path / "other_usps_full.csv")
