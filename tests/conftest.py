@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -26,6 +28,13 @@ def oracle(request):
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true",
                      help="also run the tests marked slow: the whole suite, as CI does (README Quick start)")
+
+
+def pytest_configure(config):
+    """The property suite's examples per problem type: 200 with --slow (CI), a short profile of 5
+    in the fast loop; INDKERNEL_PROPERTY_EXAMPLES, if set, wins."""
+    if not config.getoption("--slow"):
+        os.environ.setdefault("INDKERNEL_PROPERTY_EXAMPLES", "5")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -24,6 +24,7 @@ def scheduler():
         yield cluster.scheduler_address
 
 
+@pytest.mark.slow  # a whole (quick) tables run, twice: an experiment
 def test_the_tables_on_a_dask_cluster_are_the_local_tables(tmp_path, scheduler):
     """``indkernel tables --backend dask --scheduler ADDRESS``: every row as the local run's but the
     timings."""

@@ -13,7 +13,8 @@ objective: with the kernel scaled by s, α by b/s, targets and ε by b,
 
 The conic solvers are accurate only to about 1e-7 relative, and Clarabel has come out below a
 certified lower bound, so the reference is the interval spanned by both, widened by that
-accuracy. ``INDKERNEL_PROPERTY_EXAMPLES`` sets the examples per problem type (default 200).
+accuracy. ``INDKERNEL_PROPERTY_EXAMPLES`` sets the examples per problem type (default 200 with
+``pytest --slow``, a short profile of 5 in plain ``pytest``: ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -106,7 +107,6 @@ def check(result, interval, factor: float) -> None:
 
 
 @pytest.mark.parametrize("problem_type", [SVMProblem, PerturbSVMProblem], ids=["svm", "perturb"])
-@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), C=orders(-6, 6), rho=orders(-6, 6), method=methods)
 def test_svm_and_perturb_svm(problem_type, n, seed, k, C, rho, method):
@@ -117,7 +117,6 @@ def test_svm_and_perturb_svm(problem_type, n, seed, k, C, rho, method):
     check(result, reference(problem_type(K, y, C=C, rho=rho)), 1.0 / s)
 
 
-@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-60, 60), C=orders(-6, 6), h=orders(-3, 3), method=methods)
 def test_componentwise(n, seed, k, C, h, method):
@@ -128,7 +127,6 @@ def test_componentwise(n, seed, k, C, h, method):
     check(result, reference(ComponentwiseSVMProblem(K, y, C=C, h=weights)), 1.0 / s)
 
 
-@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), b=orders(-3, 3), shift=st.floats(-1e8, 1e8),
        C=orders(-6, 6), rho=orders(-6, 6), epsilon=orders(-6, 6), method=methods)
@@ -144,7 +142,6 @@ def test_svr(n, seed, k, b, shift, C, rho, epsilon, method):
     check(result, reference(tame), spread**2 / s)
 
 
-@pytest.mark.slow
 @PROPERTY
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), nu=st.one_of(st.just(1.0), orders(-11, 0)),
        rho=orders(-6, 6), method=methods)
@@ -195,7 +192,6 @@ def conic_feasible_values(problem) -> list[float]:
     return values
 
 
-@pytest.mark.slow
 @ROUND_THREE
 @given(n=sizes, seed=seeds, rho=orders(-3, 3), method=methods)
 def test_per_sample_penalties_over_16_orders(n, seed, rho, method):
@@ -221,7 +217,6 @@ KINDS = {"svm": lambda K, y: SVMProblem(K, y, C=1.0, rho=1.0),
          "one-class": lambda K, y: OneClassProblem(K, nu=0.5, rho=1.0)}
 
 
-@pytest.mark.slow
 @ROUND_THREE
 @given(n=sizes, seed=seeds, kind=st.sampled_from(sorted(KINDS)), s=st.sampled_from([0.0, 1e-300, 1e-100, 1e-12]),
        method=methods)
@@ -234,7 +229,6 @@ def test_zero_and_vanishing_kernels(n, seed, kind, s, method):
     check(run(problem, method), reference(KINDS[kind](0.0 * K, y)), 1.0)
 
 
-@pytest.mark.slow
 @ROUND_THREE
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), excess=orders(0.1, 3), method=methods)
 def test_svr_targets_inside_the_tube(n, seed, k, excess, method):
