@@ -10,7 +10,7 @@ profile of the one-vs-rest fit (Hessian–vector products, oracle calls, the sec
 and, on three one-vs-rest problems, Newton's iterations and seconds from three starting points:
 the paper's C/2, zero, and libsvm's solution on K0 (a warm start, its own time printed).
 
-    INDKERNEL_DATA=../shared/data python figures/multiclass_profile.py [--repeats 3]
+    INDKERNEL_DATA=<data directory> python figures/multiclass_profile.py [--repeats 3]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ size m, the seconds of ``predict`` (min–max over the repeats) and the ratio to
 rule, the seconds that forming ``w = Pβ`` adds to ``fit``, and each fitted model's pickled bytes
 against K0's (only the transductive rule keeps K0)::
 
-    INDKERNEL_DATA=../shared/data python figures/predict_cost.py [--repeats 3]
+    INDKERNEL_DATA=<data directory> python figures/predict_cost.py [--repeats 3]
 
 The consistent and raw rules cost one (m, n) product (O(n) per point, each point on its own);
 the transductive rule decomposes an (n + m)×(n + m) matrix per batch.

@@ -8,7 +8,7 @@ libsvm's solution on K0 itself (an SVM on the indefinite matrix, solved as if it
 its own time is added). One process; the eigendecomposition of K0 is done once per problem,
 before the timed solves; medians of ``--repeats`` runs.
 
-    INDKERNEL_DATA=../shared/data python figures/starting_points.py [--repeats 3]
+    INDKERNEL_DATA=<data directory> python figures/starting_points.py [--repeats 3]
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ Writes ``tables/data_stats.csv``, ``tables/gen_performance.csv``,
 and ``tables/tables.md`` (our numbers with the paper's in parentheses, the commands and their run
 times) beside this file, and prints the markdown.
 
-    INDKERNEL_DATA=../shared/data python figures/tables.py [--quick] [--digits] [--splits R] [--n-jobs 2] [--out DIR]
-    INDKERNEL_DATA=../shared/data python figures/tables.py --datasets a1a-sig german-sig  # rerun those rows only
-    INDKERNEL_DATA=../shared/data python figures/tables.py --methods "Indefinite SVM"  # rerun that method's cells
-    INDKERNEL_DATA=../shared/data python figures/tables.py --ablation [--splits R]   # the Simpson rows' ablations
+    INDKERNEL_DATA=<data directory> python figures/tables.py [--quick] [--digits] [--splits R] [--n-jobs 2] [--out DIR]
+    INDKERNEL_DATA=<data directory> python figures/tables.py --datasets a1a-sig german-sig  # rerun those rows only
+    INDKERNEL_DATA=<data directory> python figures/tables.py --methods "Indefinite SVM"  # rerun that method's cells
+    INDKERNEL_DATA=<data directory> python figures/tables.py --ablation [--splits R]   # the Simpson rows' ablations
 
 The whole protocol is repeated over ``--splits`` random splits (default 10; 2 with ``--quick``):
 every cell is the mean ± standard deviation, the paper's number marked inside (✓) or outside (✗)

@@ -13,7 +13,7 @@ first point of the path, which has no neighbour, left out of both), medians over
 checks that the two certified brackets of every point meet, and writes the rows to
 ``figures/warm_starts.csv``::
 
-    INDKERNEL_DATA=../shared/data python figures/warm_starts.py [--repeats 3] [--datasets ...]
+    INDKERNEL_DATA=<data directory> python figures/warm_starts.py [--repeats 3] [--datasets ...]
 
 Without a data directory it runs on the embedded digits 3 vs 5 (``main(quick=True)``: a 2 × 2
 grid, the test suite's check that the script runs).
