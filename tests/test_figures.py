@@ -216,8 +216,9 @@ def test_model_selection_quick(tmp_path):
     """The grid-search benchmark on the digits with a 2 × 2 grid: a row per search, the ratios to
     denoise, every fit certified, the CSV written."""
     table = load("model_selection").main(1, quick=True, out=tmp_path / "model_selection.csv")
-    assert list(table.search) == ["denoise", "indefinite", "indefinite, no store", "fit: denoise", "fit: indefinite"]
-    assert table.ratio_min.iloc[3] == 1.0 and table.seconds_min.iloc[4] < table.seconds_min.iloc[1]  # one fit, a grid
+    assert list(table.search) == ["denoise", "indefinite", "indefinite, no store", "indefinite, warm path",
+                                  "fit: denoise", "fit: indefinite"]
+    assert table.ratio_min.iloc[4] == 1.0 and table.seconds_min.iloc[5] < table.seconds_min.iloc[1]  # one fit, a grid
     assert (table.seconds_min > 0).all() and table.ratio_min.iloc[0] == 1.0
     assert (table.uncertified_fits == 0).all() and (tmp_path / "model_selection.csv").is_file()
 
