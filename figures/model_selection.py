@@ -72,20 +72,17 @@ def _training_block(name: str, data, size: int):
 def timed_search(estimator, grid: dict, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """Seconds of the grid search (no refit) and the number of its fits that warned of no certificate."""
     cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
-    search = model_selection.GridSearchCV(estimator, grid, cv=cv, refit=False)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        start = time.perf_counter()
-        search.fit(K, y)
-        seconds = time.perf_counter() - start
-    return seconds, sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return _timed(model_selection.GridSearchCV(estimator, grid, cv=cv, refit=False), K, y)
 
 
 def timed_path(estimator, Cs, rhos, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """Seconds of :class:`indkernel.IndefiniteSVCCV` on the same folds and grid (no refit), and
     its fits that warned of no certificate."""
     cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
-    search = IndefiniteSVCCV(estimator, Cs=Cs, rhos=rhos, cv=cv, refit=False)
+    return _timed(IndefiniteSVCCV(estimator, Cs=Cs, rhos=rhos, cv=cv, refit=False), K, y)
+
+
+def _timed(search, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         start = time.perf_counter()
