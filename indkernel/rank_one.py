@@ -27,10 +27,10 @@ divide and conquer does them in ``dlaed2/3/4``):
    last evaluation (no division, no K×K array), and eigenvectors are formed only for the
    eigenvalues asked for.
 
-Why numba and not LAPACK's ``dlaed4`` (reached through ``scipy.linalg.cython_lapack``, the
-previous design): ``dlaed4`` is scalar code called once per root, and the K×K differences it
-returns had to be stored and read twice more (Löwner, eigenvectors); an oracle call took 56 ms
-at n = 2000 with it, 8 ms now (the README's oracle benchmark). Compiled here, the sums over the poles run in SIMD
+Why numba and not LAPACK's ``dlaed4`` (reached through ``scipy.linalg.cython_lapack``): ``dlaed4``
+is scalar code called once per root, and the K×K differences it returns had to be stored and
+read twice more (Löwner, eigenvectors); the results page's oracle benchmark compares the two.
+Compiled here, the sums over the poles run in SIMD
 (their terms share a sign, so their order is free; one division per term is the limit), the
 roots are split between threads, the Löwner product is fused into the root loop, and the
 eigenvector sums the oracle needs are formed column by column without storing a column block.

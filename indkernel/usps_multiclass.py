@@ -232,7 +232,7 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
         minutes = float(table.groupby("split").split_minutes.first().sum())
         body = split_markdown(table)
     table.to_csv(out / "usps_multiclass.csv", index=False)
-    markdown = (f"Made by `{command}` in {minutes:.1f} minutes on this machine (n_jobs={n_jobs}); "
+    markdown = (f"Made by `{command}` in {minutes:.1f} minutes (n_jobs={n_jobs}); "
                 f"{_data_sizes(quick, n_train, splits)}.\n\n" + body)
     (out / "usps_multiclass.md").write_text(markdown + "\n")
     return dict(table=table, markdown=markdown)
