@@ -1,4 +1,6 @@
+import dataclasses
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,3 +47,47 @@ def pytest_collection_modifyitems(config, items):
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def _write_tiny_data(folder: Path) -> None:
+    """Stand-ins for the paper's data files, in their own formats and a few hundred rows each:
+    16×16 "USPS" images (scikit-learn's bundled 8×8 digits enlarged, with noise; a train/test
+    split), UCI-like diabetes and German credit tables, and an a1a-like LIBSVM file."""
+    from sklearn.datasets import load_digits
+
+    rng = np.random.default_rng(0)
+    digits = load_digits()
+    pick = rng.choice(len(digits.target), 1000)
+    images = np.kron(digits.images[pick] / 16.0, np.ones((2, 2)))
+    X = np.clip(images + rng.normal(0.0, 0.05, images.shape), 0.0, 1.0).reshape(len(pick), 256)
+    np.savez(folder / "usps.npz", X=X, y=digits.target[pick], split=np.where(np.arange(len(pick)) < 800, "train", "test"))
+    diabetes = np.column_stack([rng.normal(size=(300, 8)), rng.integers(0, 2, 300)])
+    np.savetxt(folder / "pima-indians-diabetes.csv", diabetes, delimiter=",", fmt="%.4g")
+    np.savetxt(folder / "german.data-numeric", np.column_stack([rng.integers(0, 10, (300, 24)), rng.integers(1, 3, 300)]),
+               fmt="%d")
+    lines = [" ".join([f"{label:+d}", *(f"{j}:1" for j in sorted(rng.choice(np.arange(1, 124), 14, replace=False)))])
+             for label in rng.choice([-1, 1], 300)]
+    (folder / "a1a").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="session")
+def _tiny_data_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-data")
+    _write_tiny_data(folder)
+    return folder
+
+
+@pytest.fixture
+def paper_data(request, monkeypatch) -> Path:
+    """The data directory of the paper's data sets: ``$INDKERNEL_DATA`` where it is set (CI: the
+    real files), else tiny stand-ins in the files' formats with their checksums registered, so the
+    tests that read the data also run, on them, in a checkout without the data."""
+    from indkernel import datasets
+
+    if os.environ.get("INDKERNEL_DATA"):
+        return datasets.data_directory()
+    folder = request.getfixturevalue("_tiny_data_folder")
+    monkeypatch.setenv("INDKERNEL_DATA", str(folder))
+    for name, source in datasets.SOURCES.items():
+        monkeypatch.setitem(datasets.SOURCES, name, dataclasses.replace(source, sha256=datasets.sha256(folder / name)))
+    return folder
