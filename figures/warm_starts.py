@@ -6,7 +6,8 @@ authors' class weights, certified to the tables' relative gap 1e-4), every point
 grid (C × ρ, 4 × 4) is solved twice by projected Newton: cold, from the paper's C/2
 (:meth:`IndefiniteProblem.initial_point`), and warm, from the certified solution of its
 neighbour on the path (the previous ρ at the same C; for the first ρ of a C, the previous C's
-first point), scaled into the new box and projected onto the feasible set. The two solves of a
+first point), scaled into the new box and projected onto the feasible set
+(:meth:`IndefiniteProblem.rescaled`, as ``warm_start=True`` does). The two solves of a
 point run back to back in alternating order, on the same problem (K0 decomposed once before);
 the script prints per data set the Newton iterations and seconds of both over the grid (the
 first point of the path, which has no neighbour, left out of both), medians over ``--repeats``,
@@ -52,12 +53,6 @@ def fold_problem(name: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
     return f"{name} {similarity}", K0, y, weights
 
 
-def warm_start(previous: SVMProblem, alpha: np.ndarray, problem: SVMProblem) -> np.ndarray:
-    """``alpha``, certified for ``previous``, scaled into ``problem``'s box (each coordinate by the
-    ratio of the upper bounds) and projected onto its feasible set."""
-    return problem.project(alpha * problem.feasible_set[3] / previous.feasible_set[3])
-
-
 def path(Cs, rhos) -> list[tuple[float, float]]:
     """The grid in path order: ρ increasing at each C, the Cs increasing."""
     return [(C, rho) for C in Cs for rho in rhos]
@@ -71,21 +66,21 @@ def compare(K0, y, weights, Cs, rhos, repeats: int) -> dict:
     disjoint = 0  # points whose two certified brackets do not meet: both cannot hold p*
     for repeat in range(repeats):
         spent = dict.fromkeys(seconds, 0.0)
-        previous, alpha = None, None
+        alpha = upper = None  # the previous point's certified solution and upper bounds
         for k, (C, rho) in enumerate(path(Cs, rhos)):
             problem = SVMProblem(K0, y, C * weights, rho)
             problem.oracle.prepare()
-            starts = {"cold": None, "warm": None if previous is None else warm_start(previous, alpha, problem)}
+            starts = {"cold": None, "warm": None if alpha is None else problem.rescaled(alpha, upper)}
             solved = {}
             for start in (list(starts) if (k + repeat) % 2 == 0 else list(starts)[::-1]):
                 began = time.perf_counter()
                 solved[start] = solve(problem, "newton", tol=experiments.FIT_TOL, alpha0=starts[start])
-                if previous is not None:
+                if alpha is not None:
                     spent[start] += time.perf_counter() - began
                     if repeat == 0:
                         iterations[start] += solved[start].iterations
             disjoint += max(solved[s].lower for s in solved) > min(solved[s].upper for s in solved)
-            previous, alpha = problem, solved["warm"].alpha
+            alpha, upper = solved["warm"].alpha, problem.feasible_set[3]
         for start in seconds:
             seconds[start].append(spent[start])
     return dict(cold_iterations=iterations["cold"], warm_iterations=iterations["warm"],

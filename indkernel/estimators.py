@@ -46,7 +46,6 @@ with ``test_kernel="transductive"``, whose predictions need it.
 
 from __future__ import annotations
 
-import inspect
 import sys
 import warnings
 from numbers import Integral, Real
@@ -71,13 +70,11 @@ from .proxy import (
     make_oracle,
     psd_part,
 )
-from .solve import METHODS, solve
+from .solve import METHODS, method_options, solve
 from .svm_problem import PerturbSVMProblem, SVMProblem
 from .svr_problem import SVRProblem
 
 TEST_KERNELS = ("consistent", "raw", "transductive")
-#: The options each method of :func:`indkernel.solve` takes (``warm_start`` needs ``alpha0``).
-METHOD_OPTIONS = {name: set(inspect.signature(function).parameters) for name, (function, _) in METHODS.items()}
 
 
 class _IndefiniteKernelMachine(BaseEstimator):
@@ -207,17 +204,10 @@ class _IndefiniteKernelMachine(BaseEstimator):
         coordinate by the ratio of the upper bounds: C, or 1/(νn)) and projected onto its
         feasible set; else None (the method's own start, C/2)."""
         previous = getattr(self, "_warm_state", None) if self.warm_start else None
-        if previous is None or len(previous) != len(problems) or "alpha0" not in METHOD_OPTIONS[self.method]:
+        if previous is None or len(previous) != len(problems) or "alpha0" not in method_options(self.method):
             return [None] * len(problems)
-        starts: list[np.ndarray | None] = []
-        for problem, task, (rows, upper, alpha) in zip(problems, tasks, previous, strict=True):
-            if not np.array_equal(rows, task.rows) or alpha.shape != (problem.dim,):
-                starts.append(None)
-                continue
-            new_upper = problem.feasible_set[3]
-            ratio = np.divide(new_upper, upper, out=np.zeros_like(new_upper, dtype=float), where=upper > 0)
-            starts.append(problem.project(alpha * ratio))
-        return starts
+        return [problem.rescaled(alpha, upper) if np.array_equal(rows, task.rows) else None
+                for problem, task, (rows, upper, alpha) in zip(problems, tasks, previous, strict=True)]
 
     def _solve_one(self, problem, name: str | None, start=None):
         """solve (from ``start`` if given), its ConvergenceWarning naming the binary problem when

@@ -429,18 +429,18 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     if methods is not None:
         methods = _known_names(methods, list(METHODS), "methods")
         perturb_sets = []
+    chosen = METHODS if methods is None else methods
     if datasets is not None or methods is not None:
         earlier = _earlier_tables(out, mode, digits, splits)
     share = sum(SET_MINUTES.get(name, 1.0) for name in [*performance_sets, *perturb_sets]) / \
         sum(SET_MINUTES.get(name, 1.0) for name in every)
-    if methods is not None:
-        share *= sum(METHOD_MINUTES[name] for name in methods) / sum(METHOD_MINUTES.values())
+    share *= sum(METHOD_MINUTES[name] for name in chosen) / sum(METHOD_MINUTES.values())
     started = time.perf_counter()
     parts = over_splits(partial(one_split, performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick,
-                                data_dir=data_dir, methods=METHODS if methods is None else methods),
+                                data_dir=data_dir, methods=chosen),
                         splits, n_jobs=n_jobs, quiet=quiet, what="tables",
                         minutes_per_split=MINUTES_PER_SPLIT[mode] * share,
-                        steps=len(methods or METHODS) * len(performance_sets) + 2 * len(perturb_sets))
+                        steps=len(chosen) * len(performance_sets) + 2 * len(perturb_sets))
     tables = [pd.concat(frames, ignore_index=True) for frames in zip(*parts, strict=True)]
     minutes = (time.perf_counter() - started) / 60
     command = ("indkernel tables" + (" --quick" if quick else "") + (" --digits" if digits else "")
@@ -450,7 +450,7 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
                               n_jobs=n_jobs, datasets="all" if datasets is None else " ".join(datasets),
                               methods="all" if methods is None else ", ".join(methods))])
     if earlier is not None:
-        tables = _merged(earlier[:3], tables, performance_sets, perturb_sets, methods or METHODS)
+        tables = _merged(earlier[:3], tables, performance_sets, perturb_sets, chosen)
         runs = pd.concat([earlier[3].assign(methods=earlier[3].get("methods", "all")), runs], ignore_index=True)
     rank = {name: k for k, name in enumerate([*every, *METHODS])}
     performance, stats, perturb = (table.sort_values(columns, key=lambda c: c if c.name == "split" else c.map(rank),
@@ -504,7 +504,7 @@ def _merged(earlier, tables, performance_sets, perturb_sets, methods) -> list[pd
     SVM's), the rows of ``perturb_sets``."""
     (performance, stats, perturb), (new_performance, new_stats, new_perturb) = earlier, tables
     redone = performance.dataset.isin(performance_sets) & performance.method.isin(methods)
-    restated = stats.dataset.isin(performance_sets) if "Indefinite SVM" in methods else stats.dataset.isin([])
+    restated = stats.dataset.isin(performance_sets if "Indefinite SVM" in methods else [])
     return [pd.concat([performance[~redone], new_performance], ignore_index=True),
             pd.concat([stats[~restated], new_stats], ignore_index=True),
             pd.concat([perturb[~perturb.dataset.isin(perturb_sets)], new_perturb], ignore_index=True)]

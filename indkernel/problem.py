@@ -315,6 +315,14 @@ class IndefiniteProblem(ABC):
         x = check_vector(x, self.dim, "x")
         return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
 
+    def rescaled(self, alpha, upper) -> np.ndarray:
+        """A point of the same kind of set with upper bounds ``upper`` (another C or ν), scaled
+        coordinate by coordinate by the ratio of this box's upper bounds to those and projected onto
+        ``A``: the warm start of a path of C and ρ (a coordinate whose old bound is 0 is scaled to 0)."""
+        hi = self._hi
+        ratio = np.divide(hi, upper, out=np.zeros_like(hi, dtype=float), where=np.asarray(upper) > 0)
+        return self.project(check_vector(alpha, self.dim, "alpha") * ratio)
+
     def initial_point(self) -> np.ndarray:
         """The projection of the box's midpoint onto ``A`` (``C/2`` for the SVM, where the paper's
         code starts)."""

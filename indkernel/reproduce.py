@@ -259,10 +259,9 @@ def reproduce(which: str = "all", *, mode: str = "quick", dataset: str = "digits
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for name in FIGURES if which == "all" else (which,):
-        settings, compute, draw = FIGURES[name]
+        settings, compute, _ = FIGURES[name]
         table = compute(settings[mode], dataset, data_dir, quiet)
         stem = out / f"{name}_{dataset}_{mode}"
         table.to_csv(stem.with_suffix(".csv"), index=False)
-        draw(pd.read_csv(stem.with_suffix(".csv")), stem.with_suffix(".png"))
-        written[name] = stem.with_suffix(".png")
+        written[name] = redraw(stem.with_suffix(".csv"))
     return written

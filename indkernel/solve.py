@@ -85,7 +85,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
     function, default_max_iter = METHODS[method]
-    accepted = set(inspect.signature(function).parameters) - {"problem", "run"}
+    accepted = method_options(method)
     unknown = set(options) - accepted
     if unknown:
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
@@ -107,6 +107,11 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         else:
             function(problem, run, **options)
     return run.result()
+
+
+def method_options(method: str) -> set[str]:
+    """The options ``solve(problem, method, **options)`` passes to the method (e.g. ``alpha0``)."""
+    return set(inspect.signature(METHODS[method][0]).parameters) - {"problem", "run"}
 
 
 def compare(problem: IndefiniteProblem, methods=("pg", "apg", "newton", "accpm"), **kwargs) -> pd.DataFrame:

@@ -27,6 +27,21 @@ def oracle(request):
     return request.param
 
 
+@pytest.fixture
+def solve_starts(monkeypatch) -> list:
+    """Every ``alpha0`` the estimators pass to ``solve``, in order (None for the method's own start)."""
+    from indkernel import estimators
+
+    starts, real = [], estimators.solve
+
+    def spy(problem, method, **options):
+        starts.append(options.get("alpha0"))
+        return real(problem, method, **options)
+
+    monkeypatch.setattr(estimators, "solve", spy)
+    return starts
+
+
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true",
                      help="also run the tests marked slow: the whole suite, as CI does (README Quick start)")

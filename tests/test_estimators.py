@@ -386,20 +386,6 @@ def test_the_inductive_rule_is_the_raw_rule_under_its_deprecated_name(digits):
     np.testing.assert_allclose(raw.decision_function(K_test), K_test[:, raw.support_] @ raw.dual_coef_[0] + raw.intercept_[0])
 
 
-def _recorded_starts(monkeypatch) -> list:
-    """Every ``alpha0`` the estimators pass to solve (None for the method's own start)."""
-    from indkernel import estimators
-
-    starts, real = [], estimators.solve
-
-    def spy(problem, method, **options):
-        starts.append(options.get("alpha0"))
-        return real(problem, method, **options)
-
-    monkeypatch.setattr(estimators, "solve", spy)
-    return starts
-
-
 def _hand_made_problem(cls, K, target, params):
     """The problem a fit of ``cls`` with ``params`` solves, built here from the problem types."""
     if cls is IndefiniteSVR:
@@ -410,7 +396,7 @@ def _hand_made_problem(cls, K, target, params):
 
 
 @pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM])
-def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cls, digits, monkeypatch):
+def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cls, digits, solve_starts):
     """warm_start=True: the next fit starts at the previous certified α scaled by the ratio of the
     boxes' upper bounds (C, or 1/(νn)) and projected onto the new feasible set (built here by
     hand); its certified bracket meets the cold fit's at the same parameters (both hold p*).
@@ -422,7 +408,7 @@ def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cl
         first, second, ratio = {"nu": 0.5, "rho": 1.0}, {"nu": 0.2, "rho": 10.0}, 0.5 / 0.2
     else:
         first, second, ratio = {"C": 1.0, "rho": 1.0}, {"C": 10.0, "rho": 10.0}, 10.0
-    starts = _recorded_starts(monkeypatch)
+    starts = solve_starts
     model = cls(tol=1e-6, warm_start=True, **first).fit(K, target)
     previous = model.result_.alpha
     warm = model.set_params(**second).fit(K, target)
@@ -442,3 +428,17 @@ def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cl
         model.set_params(method="accpm", max_iter=3).fit(K[:80, :80], target[:80])  # no start option
     assert starts == [None] * 5
     assert "_warm_state" not in pickle.loads(pickle.dumps(model)).__dict__
+
+
+def test_a_rescaled_start_is_the_scaled_point_where_that_is_feasible(digits):
+    """``IndefiniteProblem.rescaled``: from C = 0.1 to C = 100, C/2 of the small box times 1000 is
+    C/2 of the large one (yᵀα = 0 and the box hold already), so it comes back unchanged; from a
+    point the scaling leaves off the hyperplane it is feasible for the new set."""
+    X, y, _, _ = digits
+    K = simpson(X)
+    small, large = SVMProblem(K, y, 0.1, 1.0), SVMProblem(K, y, 100.0, 10.0)
+    np.testing.assert_allclose(large.rescaled(small.initial_point(), small.feasible_set[3]),
+                               1000.0 * small.initial_point(), rtol=1e-12)
+    upper = np.where(y == y[0], 0.1, 0.05)  # another class weighting: scaled by 1000 and 2000
+    start = large.rescaled(np.full(len(y), 0.02), upper)
+    assert large.feasibility_violation(start) < 1e-12

@@ -210,21 +210,12 @@ def test_model_selection_quick(tmp_path):
 
 def test_warm_starts_quick(tmp_path):
     """Cold against warm projected Newton along a 2 × 2 grid on the digits: both certified brackets
-    of every point meet, the counts and ratios are consistent, the CSV is written; a scaled start is
-    feasible for its new box."""
-    from indkernel import SVMProblem
-
-    module = load("warm_starts")
-    table = module.main(1, quick=True, out=tmp_path / "warm_starts.csv")
+    of every point meet, every solve iterated, the CSV is written."""
+    table = load("warm_starts").main(1, quick=True, out=tmp_path / "warm_starts.csv")
     row = table.iloc[0]
     assert len(table) == 1 and row.points == 3 and row.disjoint_brackets == 0
     assert row.cold_iterations > 0 and row.warm_iterations > 0 and row.cold_seconds > 0
-    assert row.iteration_ratio == pytest.approx(row.warm_iterations / row.cold_iterations)
     assert (tmp_path / "warm_starts.csv").is_file()
-    _, K0, y, weights = module.fold_problem("digits-3-5-SS")
-    small, large = SVMProblem(K0, y, 0.1 * weights, 1.0), SVMProblem(K0, y, 100.0 * weights, 10.0)
-    start = module.warm_start(small, small.initial_point(), large)
-    assert large.feasibility_violation(start) < 1e-12 and start.max() > 0.1  # scaled up, into the new box
 
 
 def test_the_paper_figures_redrawn_share_one_colour_per_method_and_keep_legends_off_the_data(tmp_path, monkeypatch):

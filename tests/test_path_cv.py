@@ -20,30 +20,23 @@ def digits():
     return simpson(X[pick]), y[pick]
 
 
-def test_the_path_scores_and_chooses_as_grid_search(digits, monkeypatch):
+def test_the_path_scores_and_chooses_as_grid_search(digits, solve_starts):
     """Solved tightly (tol 1e-8), warm and cold fits give the same decisions, so the scores of every
     grid point on every fold equal GridSearchCV's, in its order, and so does the choice; the refit
     model is IndefiniteSVC's at the chosen parameters. Every fit of a fold's path but its first
     starts warm."""
-    from indkernel import estimators
-
     K, y = digits
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     template = IndefiniteSVC(tol=1e-8)
     grid = GridSearchCV(template, {"C": CS, "rho": RHOS}, cv=cv).fit(K, y)
-    starts, real = [], estimators.solve
-
-    def spy(problem, method, **options):
-        starts.append(options.get("alpha0") is not None)
-        return real(problem, method, **options)
-
-    monkeypatch.setattr(estimators, "solve", spy)
+    solve_starts.clear()  # the grid search's fits
     path = IndefiniteSVCCV(template, Cs=CS, rhos=RHOS, cv=cv).fit(K, y)
     assert path.cv_results_["params"] == list(grid.cv_results_["params"])
     for k in range(3):
         np.testing.assert_array_equal(path.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"])
     assert path.best_params_ == grid.best_params_ and path.best_score_ == grid.best_score_
-    assert starts == ([False] + [True] * 8) * 3 + [False]  # three warm paths, then the cold refit
+    warm = [start is not None for start in solve_starts]
+    assert warm == ([False] + [True] * 8) * 3 + [False]  # three warm paths, then the cold refit
     np.testing.assert_array_equal(path.decision_function(K), grid.best_estimator_.decision_function(K))
     assert path.predict(K).tolist() == grid.predict(K).tolist()
 
