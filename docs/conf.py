@@ -48,9 +48,9 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"GL08", "SS01", "PR02", "PR03", "GL07"}
 numpydoc_validation_exclude = {
     r"\._[a-z]", r"\.__[a-z]+__$",  # private
-    r"\.(maxmin_model|siqclp_model|from_model)$",  # overrides: the base class's docstring is shown
-    r"^indkernel\.proxy\.Oracle$",  # a type alias cannot carry a docstring; its #: comment is shown
-    r"^indkernel\.protocol\.StratifiedKFold$",  # scikit-learn's class, imported (autosummary scans it)
+    r"\.from_model$",  # overrides: the base class's docstring is shown
+    r"^indkernel\.core\.proxy\.Oracle$",  # a type alias cannot carry a docstring; its #: comment is shown
+    r"^indkernel\.reproduction\.protocol\.StratifiedKFold$",  # scikit-learn's class, imported (autosummary scans it)
 }
 
 sphinx_gallery_conf = {

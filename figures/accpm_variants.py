@@ -6,7 +6,7 @@ certified gap per second, on the setting of the convergence figure: USPS 3 vs 5 
 digits with ``--digits``), Simpson kernel, C = 10, ρ = 1, random subsets of n = 100 points.
 
 Variants (options of ``solve(problem, "accpm", ...)``): the paper's (neutral cuts, the cut limit
-by relevance: ``indkernel.accpm.PAPER``); deep (objective) cuts; the m-ellipsoid elimination of
+by relevance: ``indkernel.solvers.accpm.PAPER``); deep (objective) cuts; the m-ellipsoid elimination of
 redundant cuts; the proximal analytic center with weight μ; and their combinations. Each run
 goes for ``--iterations`` iterations (every center certified, refined as in the figure) or until
 its certified relative gap is 1e-10. Per variant, the median over ``--runs`` subsets of: the
@@ -26,9 +26,9 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, solve
-from indkernel.accpm import PAPER
 from indkernel.datasets import load_digits_pair, load_usps
 from indkernel.kernels import simpson
+from indkernel.solvers.accpm import PAPER
 
 VARIANTS = {
     "paper": PAPER,

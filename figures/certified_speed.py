@@ -24,7 +24,7 @@ the free upper bound, the refined one and libsvm's fixed-kernel bound (the best 
 reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``. ``--threads`` times Hessian–vector
 products with BLAS on all its threads and on one (why projected Newton limits BLAS), and per size
 the eigendecomposition of K0 on all BLAS threads and on one, with the Newton solve right after it
-(why it runs on one thread below ``indkernel.proxy.EIGH_THREADS_FROM`` rows). ``--orders`` times
+(why it runs on one thread below ``indkernel.core.proxy.EIGH_THREADS_FROM`` rows). ``--orders`` times
 the fit and the denoise fit in three orders (rested, alternated back to back, five in a row).
 """
 
@@ -43,11 +43,12 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from indkernel import IndefiniteSVC, SVMProblem, proxy, solve
-from indkernel.baselines import SpectrumSVC
+from indkernel import IndefiniteSVC, SVMProblem, solve
+from indkernel.core import proxy
 from indkernel.datasets import load_usps
+from indkernel.estimators.baselines import SpectrumSVC
 from indkernel.kernels import simpson
-from indkernel.report import update_marked_block
+from indkernel.reproduction.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SIZES = (250, 500, 767, 1540, 3000)
@@ -136,7 +137,7 @@ def diagnose(n: int) -> None:
 def threads(sizes, products: int = 50) -> None:
     """The thread rules. At the first size, projected Newton's: ms per Hessian–vector product near
     the optimum with BLAS on all its threads and on one (the products run on numba's threads),
-    alternated. At every size, the eigendecomposition's (``indkernel.proxy.EIGH_THREADS_FROM``):
+    alternated. At every size, the eigendecomposition's (``indkernel.core.proxy.EIGH_THREADS_FROM``):
     the eigh of K0 on all BLAS threads or on one, then the first Newton solve to 1e-3 right after."""
     K0, y = problem_data(sizes[0])
     problem = SVMProblem(K0, y, C=C, rho=RHO)

@@ -24,7 +24,7 @@ import pandas as pd
 import formulations
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
-from indkernel.report import update_marked_block
+from indkernel.reproduction.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SERIES_STOP_SECONDS = 120.0

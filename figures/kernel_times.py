@@ -19,7 +19,7 @@ import pandas as pd
 
 from indkernel import kernels
 from indkernel.datasets import load_digits_pair, load_usps
-from indkernel.report import median_seconds, update_marked_block
+from indkernel.reproduction.report import median_seconds, update_marked_block
 
 HERE = Path(__file__).resolve().parent
 SIMILARITIES = {"Simpson": kernels.simpson, "tangent distance": kernels.tangent_distance,

@@ -6,7 +6,7 @@ default consistent rule, certified to the tables' relative gap 1e-4) against
 ``SpectrumSVC("denoise")`` over C (6), side by side in one process on each data set: USPS 3 vs 5
 with the Simpson similarity on training subsets of n = 200, 500 and 767 (the tables' split) and
 the tables' three sigmoid data sets (their first similarity of the grid). Indefinite SVM's grid
-runs twice: with the store of K0's spectra (:mod:`indkernel.spectrum_cache`, the default: each
+runs twice: with the store of K0's spectra (:mod:`indkernel.core.spectrum_cache`, the default: each
 fold's K0 decomposed once) and without it (budget 0: once per grid point), and
 :class:`indkernel.IndefiniteSVCCV` scores the same grid on the same folds along warm-started paths
 (row ``indefinite, warm path``). Prints, per data set,
@@ -34,8 +34,10 @@ import pandas as pd
 from sklearn import model_selection  # through its module: the gallery's API links scan imported classes
 from sklearn.exceptions import ConvergenceWarning
 
-from indkernel import IndefiniteSVC, IndefiniteSVCCV, experiments, spectrum_cache
-from indkernel.baselines import SpectrumSVC
+from indkernel import IndefiniteSVC, IndefiniteSVCCV
+from indkernel.core import spectrum_cache
+from indkernel.estimators.baselines import SpectrumSVC
+from indkernel.reproduction import experiments
 
 C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 RHO_GRID = [0.1, 1.0, 10.0, 100.0, 1e3, 1e4]

@@ -23,10 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from indkernel import SVMProblem, rank_one
+from indkernel import SVMProblem
+from indkernel.core import rank_one
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
-from indkernel.report import median_seconds, update_marked_block
+from indkernel.reproduction.report import median_seconds, update_marked_block
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 """The paper's two figures
 =======================
 
-The paper's two figures (:mod:`indkernel.reproduce` computes them; ``indkernel figures`` runs the same):
+The paper's two figures (:mod:`indkernel.reproduction.reproduce` computes them; ``indkernel figures`` runs the same):
 
 - ``fig:convergence_figures``: certified gap against iteration for the paper's projected gradient
   and ACCPM and our accelerated gradient, mean over random subsets of USPS 3 vs 5 (Simpson kernel)
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from indkernel.cli import main as indkernel
-from indkernel.reproduce import FIGURES, redraw, reproduce
+from indkernel.reproduction.reproduce import FIGURES, redraw, reproduce
 
 HERE = Path(__file__).resolve().parent
 

@@ -22,8 +22,9 @@ import time
 
 import numpy as np
 
-from indkernel import IndefiniteSVC, SVMProblem, datasets, kernels, solve, spectrum_cache
-from indkernel.protocol import random_split
+from indkernel import IndefiniteSVC, SVMProblem, datasets, kernels, solve
+from indkernel.core import spectrum_cache
+from indkernel.reproduction.protocol import random_split
 
 BATCHES = (1, 10, 100, 773)
 RULES = ("consistent", "raw", "transductive")

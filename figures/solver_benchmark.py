@@ -20,7 +20,6 @@ thread) saves: ACCPM on a USPS subset of n = 600, with the rule and without, alt
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import time
 import warnings
@@ -33,7 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from indkernel import SVMProblem, solve
 from indkernel.datasets import load_digits_pair, load_usps
 from indkernel.kernels import simpson
-from indkernel.report import update_marked_block
+from indkernel.reproduction.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "solver_benchmark.json"
@@ -124,7 +123,7 @@ def markdown(table: pd.DataFrame) -> str:
 def thread_rule(n: int = 600, iterations: int = 15, repeats: int = 2) -> pd.DataFrame:
     """Seconds for ``iterations`` ACCPM iterations on a USPS 3-vs-5 subset of ``n``, alternately
     with ``solve``'s one-thread rule and without it (all numba threads for the update)."""
-    solve_module = importlib.import_module("indkernel.solve")
+    from indkernel.solvers import registry as solve_module
     rule = solve_module.ONE_ORACLE_THREAD
     problem = SVMProblem(*usps35(n), C=10.0, rho=1.0)
     rows = []

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from indkernel import SVMProblem, solve
-from indkernel.experiments import load
+from indkernel.reproduction.experiments import load
 
 
 def problems():

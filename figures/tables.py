@@ -2,7 +2,7 @@
 ========================
 
 Reproduce the paper's three tables: ``table:data_stats``, ``table:gen_performance`` and
-``table:gen_performance_perturbSVM`` (:mod:`indkernel.experiments` holds the protocol, the data
+``table:gen_performance_perturbSVM`` (:mod:`indkernel.reproduction.experiments` holds the protocol, the data
 sets and the paper's numbers; ``indkernel tables`` runs the same).
 
 Writes ``tables/data_stats.csv``, ``tables/gen_performance.csv``,
@@ -29,8 +29,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from indkernel.ablation import write_ablation
-from indkernel.experiments import write_tables
+from indkernel.reproduction.ablation import write_ablation
+from indkernel.reproduction.experiments import write_tables
 
 HERE = Path(__file__).resolve().parent
 
@@ -52,7 +52,7 @@ if __name__ == "__main__":
     parser.add_argument("--n-jobs", type=int, default=2, help="parallel jobs (joblib): the splits, or with one split "
                         "the cross-validation fits")
     parser.add_argument("--ablation", action="store_true", help="instead: the Simpson rows' ablations "
-                        "(indkernel.ablation), into figures/tables/ablation")
+                        "(indkernel.reproduction.ablation), into figures/tables/ablation")
     parser.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="rerun only these data sets' "
                         "rows, keeping the other rows of the tables in --out")
     parser.add_argument("--methods", nargs="+", default=None, metavar="NAME", help="rerun only these methods' "

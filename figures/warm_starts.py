@@ -33,7 +33,8 @@ import pandas as pd
 from sklearn import model_selection  # through its module: the gallery's API links scan imported classes
 from sklearn.exceptions import ConvergenceWarning
 
-from indkernel import SVMProblem, experiments, solve
+from indkernel import SVMProblem, solve
+from indkernel.reproduction import experiments
 
 DATASETS = ["USPS-3-5-SS", "USPS-3-5-TD1", "diabetes-sig", "german-sig", "a1a-sig"]
 OUT = Path(__file__).with_name("warm_starts.csv")

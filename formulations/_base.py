@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import cvxpy as cp
+import numpy as np
 
 #: SCS's status after it caught SIGINT: its interrupt listener takes Ctrl-C from Python, and cvxpy
 #: reports the status as a failure (``SolverError``), so the status is read before cvxpy maps it.
@@ -44,6 +45,13 @@ class Formulation:
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(f"the solver ended with status {self.problem.status!r}")
         return float(self.problem.value)
+
+    def solution(self, name: str) -> np.ndarray:
+        """The value of the variable ``name`` after :meth:`solve`; RuntimeError before."""
+        value = self.variables[name].value
+        if value is None:
+            raise RuntimeError(f"the variable {name!r} has no value: solve the model first")
+        return np.asarray(value)
 
     def _solve(self, solver=None, verbose: bool = False, **options) -> None:
         if solver != cp.SCS:

@@ -1,19 +1,36 @@
 """indkernel: support vector machines with indefinite kernels (Luss & d'Aspremont).
 
-The problem types carry the paper's closed forms (proxy kernel ``eq:kstar``, objective
-``eq:kern_learn_eig``, exact gradient, exact projection) and a certified duality gap.
+Four parts:
+
+- :mod:`indkernel.core`: the problem types with the paper's closed forms (proxy kernel ``eq:kstar``,
+  objective ``eq:kern_learn_eig``, exact gradient, exact projection), the oracle and its rank-one
+  update, the intercept and the certified duality gap;
+- :mod:`indkernel.solvers`: :func:`solve`, its registry of methods and their run bookkeeping;
+- :mod:`indkernel.estimators`: scikit-learn estimators, multiclass and the paper's baselines;
+- :mod:`indkernel.reproduction`: the paper's tables and figures (the library never imports it).
+
+:mod:`indkernel.kernels` and :mod:`indkernel.datasets` hold the similarities and the data.
 """
 
-from .certificate import Certificate
-from .estimators import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
-from .one_class_problem import OneClassProblem
-from .path_cv import IndefiniteSVCCV
-from .result import SolveResult
-from .solve import compare, plot_comparison, solve
-from .svm_problem import ComponentwiseSVMProblem, PerturbSVMProblem, SVMProblem
-from .svr_problem import SVRProblem
+from . import _moved
+from .core import (
+    Certificate,
+    ComponentwiseSVMProblem,
+    OneClassProblem,
+    PerturbSVMProblem,
+    SVMProblem,
+    SVRProblem,
+)
+from .estimators import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVCCV, IndefiniteSVR, PerturbSVC
+from .solvers import SolveResult, compare, plot_comparison, solve
 
 __all__ = ["Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV",
            "IndefiniteSVR", "OneClassProblem", "PerturbSVC", "PerturbSVMProblem", "SVMProblem", "SVRProblem",
            "SolveResult", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"
+
+_moved.install(__name__)
+
+
+def __getattr__(name: str):
+    return _moved.moved(__name__, name)

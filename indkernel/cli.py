@@ -142,7 +142,7 @@ def _output_folder(name: str, what: str) -> Path:
 
 
 def _problem(args):
-    from .svm_problem import SVMProblem
+    from .core.svm_problem import SVMProblem
 
     K0, y, description = _load(args)
     problem = SVMProblem(K0, y, C=args.C, rho=args.rho, class_weight=args.class_weight)  # validates first
@@ -157,7 +157,7 @@ def _say(args, text: str) -> None:
 
 
 def _solve(args) -> int:
-    from .solve import solve
+    from .solvers.registry import solve
 
     taken: dict[Path, str] = {}
     alpha_out = _output_file(args.alpha_out, "--alpha-out", args, taken)
@@ -180,7 +180,7 @@ def _solve(args) -> int:
 
 
 def _compare(args) -> int:
-    from .solve import compare, plot_comparison
+    from .solvers.registry import compare, plot_comparison
 
     plot = _output_file(args.plot, "--plot", args)
     problem = _problem(args)
@@ -206,7 +206,7 @@ def _figures(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from .reproduce import reproduce
+    from .reproduction.reproduce import reproduce
 
     out = _output_folder(args.out, "--out")
     written = reproduce(args.which, mode="full" if args.full else "quick", dataset=args.dataset, out=out,
@@ -226,9 +226,9 @@ def _tables(args) -> int:
 
 
 def _run_tables(args) -> int:
-    from .ablation import write_ablation
-    from .experiments import write_tables
-    from .usps_multiclass import write
+    from .reproduction.ablation import write_ablation
+    from .reproduction.experiments import write_tables
+    from .reproduction.usps_multiclass import write
 
     if args.multiclass + args.ablation + args.rules > 1:
         raise ValueError("--multiclass, --ablation and --rules are different runs; pass one of them")
@@ -237,8 +237,8 @@ def _run_tables(args) -> int:
     if args.methods is not None and (args.multiclass or args.ablation or args.rules):
         raise ValueError("--methods reruns cells of the paper's tables; it takes no --multiclass, --ablation or --rules")
     if args.rules:
-        from .experiments import SPLITS
-        from .rule_comparison import run
+        from .reproduction.experiments import SPLITS
+        from .reproduction.rule_comparison import run
 
         splits = SPLITS["quick" if args.quick else "full"] if args.splits is None else args.splits
         result = run(_output_folder(args.out, "--out"), splits=splits, datasets=args.datasets, quick=args.quick,

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indkernel import spectrum_cache
+from indkernel.core import spectrum_cache
 
 
 @pytest.fixture(autouse=True)
@@ -30,15 +30,15 @@ def oracle(request):
 @pytest.fixture
 def solve_starts(monkeypatch) -> list:
     """Every ``alpha0`` the estimators pass to ``solve``, in order (None for the method's own start)."""
-    from indkernel import estimators
+    from indkernel.estimators import indefinite
 
-    starts, real = [], estimators.solve
+    starts, real = [], indefinite.solve
 
     def spy(problem, method, **options):
         starts.append(options.get("alpha0"))
         return real(problem, method, **options)
 
-    monkeypatch.setattr(estimators, "solve", spy)
+    monkeypatch.setattr(indefinite, "solve", spy)
     return starts
 
 

@@ -1,4 +1,4 @@
-"""indkernel.ablation: the Simpson rows with one choice changed at a time, end to end on the
+"""indkernel.reproduction.ablation: the Simpson rows with one choice changed at a time, end to end on the
 embedded digits through the command line (quick: subsets, small grids, two splits)."""
 
 import numpy as np
@@ -7,11 +7,11 @@ import pytest
 from scipy.stats import ttest_rel
 
 from indkernel import IndefiniteSVC
-from indkernel.ablation import VARIANTS
 from indkernel.cli import main
-from indkernel.experiments import FIT_TOL, load
 from indkernel.kernels import simpson
-from indkernel.protocol import performance
+from indkernel.reproduction.ablation import VARIANTS
+from indkernel.reproduction.experiments import FIT_TOL, load
+from indkernel.reproduction.protocol import performance
 
 
 @pytest.fixture(scope="module")

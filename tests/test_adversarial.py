@@ -2,7 +2,6 @@
 bracket or a named error before any work. The property suite over every problem type is in
 ``test_properties.py``."""
 
-import importlib
 import warnings
 
 import cvxpy
@@ -22,11 +21,11 @@ from indkernel import (
     plot_comparison,
     solve,
 )
-from indkernel.baselines import ModSVC, SpectrumSVC
+from indkernel.estimators.baselines import ModSVC, SpectrumSVC
 from indkernel.kernels import gaussian, linear, tangent_distance
-from indkernel.tracking import SolveError
-
-solve_module = importlib.import_module("indkernel.solve")  # the module, which `solve` shadows
+from indkernel.solvers import registry as solve_module
+from indkernel.solvers.models import maxmin_model
+from indkernel.solvers.tracking import SolveError
 
 
 def random_kernel(n, seed=0):
@@ -41,7 +40,7 @@ def labels(n, seed=0):
 
 
 def max_min_value(problem) -> float:
-    model = problem.maxmin_model()
+    model = maxmin_model(problem)
     return model.solve(**TIGHT_CLARABEL)
 
 
@@ -274,7 +273,7 @@ def test_svr_on_a_zero_or_vanishing_kernel_takes_finite_steps(scale, method):
     which the max-min SDP gives independently."""
     target = np.random.default_rng(3).standard_normal(16)
     problem = SVRProblem(scale * np.eye(16), target, C=1.0, rho=1.0, epsilon=0.1)
-    reference = problem.maxmin_model().solve(**TIGHT_CLARABEL)
+    reference = maxmin_model(problem).solve(**TIGHT_CLARABEL)
     result = solve(problem, method, tol=1e-6)
     assert result.status == "optimal"
     assert result.lower - 1e-6 * abs(reference) <= reference <= result.upper + 1e-6 * abs(reference)
@@ -287,9 +286,10 @@ signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from indkernel import SVMProblem
 from indkernel.kernels import simpson
+from indkernel.solvers.models import maxmin_model
 from sklearn.datasets import load_digits
 X, y = load_digits(n_class=2, return_X_y=True)
-model = SVMProblem(simpson(X[:200]), np.where(y[:200] == 0, 1.0, -1.0), C=10.0, rho=0.1).maxmin_model()
+model = maxmin_model(SVMProblem(simpson(X[:200]), np.where(y[:200] == 0, 1.0, -1.0), C=10.0, rho=0.1))
 model.problem.get_problem_data("SCS")  # compiled and cached here: from "solving" on, the time is SCS's
 print("solving", flush=True)
 for _ in range(20):

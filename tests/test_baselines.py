@@ -7,7 +7,7 @@ from problems import random_indefinite, random_psd
 from sklearn.svm import SVC
 from sklearn_checks import parametrize_with_checks
 
-from indkernel.baselines import ModSVC, SpectrumSVC, spectrum_transform
+from indkernel.estimators.baselines import ModSVC, SpectrumSVC, spectrum_transform
 
 
 def _eig(K):

@@ -9,7 +9,7 @@ from problems import FACTORIES, HAND_SOLVED, reference_optimum
 from sklearn.svm import SVC
 
 from indkernel import SVMProblem, solve
-from indkernel.intercept import best_hinge_intercept, hinge_loss
+from indkernel.core.intercept import best_hinge_intercept, hinge_loss
 
 OPTIMA = [("random", n, seed, rho) for n, seed in [(6, 0), (10, 1), (15, 2)] for rho in (0.1, 1.0, 10.0)] + [
     ("digits", 20, 3, 1.0), ("psd", 12, 4, 1.0)]

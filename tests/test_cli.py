@@ -155,9 +155,8 @@ def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp
 ])
 def test_outputs_that_would_destroy_data_or_fail_are_refused_before_any_work(argv, message, capsys, tmp_path,
                                                                               monkeypatch):
-    import importlib
 
-    solve_module = importlib.import_module("indkernel.solve")  # the package re-exports the function as indkernel.solve
+    from indkernel.solvers import registry as solve_module
     monkeypatch.chdir(tmp_path)
     _files(tmp_path)
     (tmp_path / "labels.txt").write_text("1\n-1\n1\n-1\n")

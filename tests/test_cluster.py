@@ -11,8 +11,8 @@ from indkernel import IndefiniteSVC
 from indkernel.cli import main
 from indkernel.cluster import joblib_backend
 from indkernel.datasets import load_digits_pair
-from indkernel.experiments import write_tables
 from indkernel.kernels import simpson
+from indkernel.reproduction.experiments import write_tables
 
 TABLES = ("gen_performance.csv", "data_stats.csv", "gen_performance_perturbSVM.csv", "paired_comparison.csv")
 

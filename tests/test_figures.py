@@ -45,11 +45,12 @@ def test_solver_benchmark_quick():
 
 
 def test_thread_rule_measurement_restores_the_rule(paper_data):
-    from indkernel.solve import ONE_ORACLE_THREAD
+    from indkernel.solvers import registry
 
+    rule = registry.ONE_ORACLE_THREAD
     table = load("solver_benchmark").thread_rule(n=40, iterations=2, repeats=1)
     assert list(table.rule) == [True, False] and (table.iterations == 2).all() and (table.seconds > 0).all()
-    assert importlib.import_module("indkernel.solve").ONE_ORACLE_THREAD is ONE_ORACLE_THREAD
+    assert registry.ONE_ORACLE_THREAD is rule
 
 
 def test_tables_quick_on_digits(tmp_path):
@@ -87,7 +88,7 @@ def test_tables_rerun_some_data_sets_and_keep_the_other_rows(tmp_path):
     the paired comparison follows the merged rows, and the markdown names both commands."""
     import pandas as pd
 
-    from indkernel.experiments import write_tables
+    from indkernel.reproduction.experiments import write_tables
 
     first = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1)
     performance = pd.read_csv(tmp_path / "gen_performance.csv")
@@ -120,7 +121,7 @@ def test_tables_rerun_one_method_and_keep_the_other_cells(tmp_path):
     run's (the protocol is seeded per split), and the markdown names the command."""
     import pandas as pd
 
-    from indkernel.experiments import write_tables
+    from indkernel.reproduction.experiments import write_tables
 
     first = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1)
     for name, column in (("gen_performance.csv", "accuracy"), ("gen_performance_perturbSVM.csv", "accuracy"),
@@ -226,7 +227,7 @@ def test_the_paper_figures_redrawn_share_one_colour_per_method_and_keep_legends_
     import matplotlib.colors
     import matplotlib.figure
 
-    from indkernel.reproduce import COLORS, LABELS, redraw
+    from indkernel.reproduction.reproduce import COLORS, LABELS, redraw
 
     drawn, savefig = [], matplotlib.figure.Figure.savefig
 

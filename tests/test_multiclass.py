@@ -16,16 +16,17 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 
-from indkernel import IndefiniteSVC, PerturbSVC, proxy
-from indkernel.baselines import ModSVC, SpectrumSVC, spectrum_transform
+from indkernel import IndefiniteSVC, PerturbSVC
+from indkernel.core import proxy
+from indkernel.core.proxy import RankOneProxy
+from indkernel.estimators.baselines import ModSVC, SpectrumSVC, spectrum_transform
 from indkernel.kernels import simpson
-from indkernel.proxy import RankOneProxy
 
 
 @pytest.fixture
 def problems(monkeypatch):
     """The binary problems of the next fits, as the estimator builds them (it keeps none)."""
-    from indkernel.estimators import _IndefiniteKernelMachine
+    from indkernel.estimators.indefinite import _IndefiniteKernelMachine
 
     captured, solve = [], _IndefiniteKernelMachine._solve
     monkeypatch.setattr(_IndefiniteKernelMachine, "_solve",
@@ -71,7 +72,7 @@ def test_large_rho_on_a_psd_kernel_is_libsvm_one_vs_one_and_one_vs_rest(cls, fou
 def test_one_vs_one_votes_break_ties_as_libsvm():
     """Three classes, one vote each: libsvm predicts the first class; break_ties the largest
     confidence (decision values as SVC's one-vs-one columns: positive for the pair's first class)."""
-    from indkernel import multiclass
+    from indkernel.estimators import multiclass
 
     ours = np.array([[0.5, -0.2, 0.9]])  # pairs (0,1), (0,2), (1,2); positive: the second class wins
     _, label = multiclass.decide(ours, np.array([10, 20, 30]), "ovo")

@@ -10,7 +10,8 @@ from problems import TIGHT_CLARABEL, random_indefinite, random_psd
 
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
-from indkernel.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
+from indkernel.core.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
+from indkernel.solvers.models import maxmin_model
 
 
 def svr(n, seed, rho=1.0, oracle="rank-one"):
@@ -45,7 +46,7 @@ def feasible_points(problem, count, rng):
 
 
 def reference(problem) -> float:
-    return problem.maxmin_model().solve(**TIGHT_CLARABEL)
+    return maxmin_model(problem).solve(**TIGHT_CLARABEL)
 
 
 @pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])

@@ -9,7 +9,7 @@ from hypothesis.extra.numpy import arrays
 from problems import random_indefinite
 
 from indkernel import SVMProblem
-from indkernel.projection import project_box_hyperplane
+from indkernel.core.projection import project_box_hyperplane
 
 
 def qp_projection(x, a, b, lo, hi):

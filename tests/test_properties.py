@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem, solve
+from indkernel.solvers.models import maxmin_model
 
 EXAMPLES = int(os.environ.get("INDKERNEL_PROPERTY_EXAMPLES", "200"))
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -70,7 +71,7 @@ def reference(tame) -> tuple[float, float] | None:
     values = []
     for solver, options in REFERENCE_SOLVERS.items():
         try:
-            model = tame.maxmin_model()
+            model = maxmin_model(tame)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 value = model.solve(solver=solver, **options)
@@ -180,7 +181,7 @@ def conic_feasible_values(problem) -> list[float]:
     with a value 2.8e-6 above its own point's (and above p*), accurate only relative to C's scale."""
     values = []
     for solver, options in REFERENCE_SOLVERS.items():
-        model = problem.maxmin_model()
+        model = maxmin_model(problem)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

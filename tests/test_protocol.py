@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from indkernel import IndefiniteSVC, experiments
-from indkernel.baselines import SpectrumSVC
-from indkernel.protocol import performance, random_split, select_and_test
+from indkernel import IndefiniteSVC
+from indkernel.estimators.baselines import SpectrumSVC
+from indkernel.reproduction import experiments
+from indkernel.reproduction.protocol import performance, random_split, select_and_test
 
 
 def test_performance_measures_by_hand():

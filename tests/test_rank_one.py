@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 from problems import digits_simpson, random_indefinite
 
-from indkernel import SVMProblem, rank_one
-from indkernel.proxy import EighProxy, RankOneProxy
-from indkernel.rank_one import SecularEquationError, rank_one_eigen
+from indkernel import SVMProblem
+from indkernel.core import rank_one
+from indkernel.core.proxy import EighProxy, RankOneProxy
+from indkernel.core.rank_one import SecularEquationError, rank_one_eigen
 
 
 def spectrum_case(kind: str, n: int, seed: int):

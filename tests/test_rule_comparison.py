@@ -7,9 +7,10 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-from indkernel import IndefiniteSVC, experiments, rule_comparison
+from indkernel import IndefiniteSVC
 from indkernel.cli import main
-from indkernel.protocol import average_scorer
+from indkernel.reproduction import experiments, rule_comparison
+from indkernel.reproduction.protocol import average_scorer
 
 GRID = {"C": [1.0, 10.0], "rho": [0.1, 1.0]}
 

@@ -1,5 +1,6 @@
 """Every method reaches the optimum of the formulations, with certified bounds all the way."""
 
+import inspect
 import time
 
 import numpy as np
@@ -8,7 +9,8 @@ from problems import FACTORIES, reference_optimum, slow_exchange
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, compare, plot_comparison, solve
-from indkernel.accpm import PAPER
+from indkernel.solvers.accpm import PAPER
+from indkernel.solvers.projected_newton import NewtonSearch, projected_newton
 
 #: How close each method's best objective must come to the SDP optimum, relative (the paper's
 #: projected gradient with its t/(k+1) steps is slow near the optimum: it gets a looser target).
@@ -151,7 +153,7 @@ def test_m_ellipsoid_drops_only_redundant_cuts():
     program over the other constraints (scipy's HiGHS) cannot reach it; and the rule finds some."""
     from scipy.optimize import linprog
 
-    from indkernel.accpm import _newton_center, box_center, cut_relevance, redundant
+    from indkernel.solvers.accpm import _newton_center, box_center, cut_relevance, redundant
 
     rng = np.random.default_rng(0)
     n = 6
@@ -236,8 +238,8 @@ def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_wor
 def test_every_certificate_is_refined_without_libsvm_or_the_kernel_matrix(monkeypatch):
     """No libsvm and no n×n proxy kernel inside the solver loop: every certificate is refined by
     products with K* in factored form, and the refinement pays (fewer iterations to 1e-6)."""
-    from indkernel.problem import IndefiniteProblem
-    from indkernel.proxy import ProxyPoint
+    from indkernel.core.problem import IndefiniteProblem
+    from indkernel.core.proxy import ProxyPoint
 
     def refuse(*args, **kwargs):
         raise AssertionError("libsvm or the n×n kernel inside the solver loop")
@@ -266,7 +268,7 @@ def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
     all of them; the setting is restored afterwards."""
     import numba
 
-    from indkernel.proxy import RankOneProxy
+    from indkernel.core.proxy import RankOneProxy
 
     class Recording(RankOneProxy):
         def __call__(self, u, rho):
@@ -286,7 +288,7 @@ def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
 def test_limited_threads_restores_the_setting():
     import numba
 
-    from indkernel.rank_one import limited_threads
+    from indkernel.core.rank_one import limited_threads
 
     before = numba.get_num_threads()
     with pytest.raises(RuntimeError):
@@ -307,6 +309,37 @@ def test_projected_newton_converges_in_a_few_iterations(kind, n, seed, rho):
     assert newton.status == apg.status == "optimal"
     assert newton.iterations <= 12 < 3 * newton.iterations <= apg.iterations
     assert abs(newton.lower - apg.lower) <= 1e-8 * newton.scale
+
+
+def newton_default(option: str):
+    """The default of one of projected Newton's options, from its signature."""
+    return inspect.signature(projected_newton).parameters[option].default
+
+
+def test_newton_options_are_used_checked_and_their_defaults_documented():
+    """Passing the documented defaults is the default run, bit for bit; another Armijo fraction
+    or shift takes other steps to the same certified optimum; out-of-range values are refused
+    before any work, by name."""
+    K0, y = FACTORIES["digits"](24, 5)
+    problem = SVMProblem(K0, y, C=2.0, rho=0.5)
+    documented = dict(cg_steps=50, armijo=1e-4, gradient_armijo=0.1, extrapolate=1.1, max_halvings=4,
+                      max_doublings=20, shift=1e-8)
+    assert {name: newton_default(name) for name in documented} == documented
+    assert all(f"{name} :" in projected_newton.__doc__ or f" {name}," in projected_newton.__doc__
+               for name in documented)
+    def steps(result):
+        return result.history.drop(columns="time")
+
+    default = solve(problem, "newton", tol=1e-8)
+    assert steps(solve(problem, "newton", tol=1e-8, **documented)).equals(steps(default))
+    for options in (dict(gradient_armijo=0.9), dict(extrapolate=5.0), dict(shift=1e-2), dict(cg_steps=2)):
+        other = solve(problem, "newton", tol=1e-8, **options)
+        assert other.status == "optimal" and not steps(other).equals(steps(default)), options
+        assert abs(other.lower - default.lower) <= 1e-8 * default.scale
+    for name, bad in [("armijo", 1.0), ("gradient_armijo", 0.0), ("extrapolate", -1.0), ("max_halvings", 0),
+                      ("shift", -1e-3)]:
+        with pytest.raises(ValueError, match=name):
+            solve(problem, "newton", **{name: bad})
 
 
 def _large_constant_problem(oracle: str = "rank-one") -> SVMProblem:
@@ -337,9 +370,10 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     """A step that loses more than the rounding of the comparison is refused, even where the
     loss is within the certified round-off of f (the full-set USPS Simpson stall: searches that
     allowed the certified round-off accepted losing steps and wandered for 1000 iterations)."""
-    from indkernel.projected_newton import _projected_search
+    from indkernel.solvers.projected_newton import _projected_search
 
     problem = _large_constant_problem(oracle)
+    search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
     lo, hi = problem.feasible_set[2:]
     x = problem.project(np.full(problem.dim, 0.5))
     assert np.all((x > lo) & (x < hi))
@@ -351,7 +385,7 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     direction = descent * loss / float(descent @ descent)  # first-order loss ≈ `loss`
     point = problem.project(x + direction)
     assert 50 * problem.objective_noise(x) < f_x - problem.objective(point) < problem.objective_roundoff(x)
-    found, value, t = _projected_search(problem, x, f_x, g, direction)
+    found, value, t = _projected_search(problem, x, f_x, g, direction, search)
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
 
 
@@ -359,15 +393,15 @@ def test_the_gradient_projection_step_stops_at_the_first_sufficient_ascent():
     """Projected Newton's face step takes the first L (doubling from a far too small one) whose
     step passes Armijo's test; the accelerated method's majorization asks a larger L of the same
     start; tested against f evaluated here."""
-    from indkernel.accelerated_gradient import gradient_projection_step
-    from indkernel.projected_newton import GRADIENT_ARMIJO
-    from indkernel.tracking import Run
+    from indkernel.solvers.accelerated_gradient import gradient_projection_step
+    from indkernel.solvers.tracking import Run
 
     K0, y = FACTORIES["digits"](24, 3)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)
     x = solve(problem, "pg", tol=1e-2).alpha  # near the optimum: a long step loses
     f_x, g = problem.objective(x), problem.gradient(x)
     start = 1e-6 * problem.curvature_estimate()
+    GRADIENT_ARMIJO = newton_default("gradient_armijo")
 
     def passes(L: float, mu: float) -> bool:
         step = problem.project(x + g / L) - x
@@ -384,7 +418,7 @@ def test_mkl_master_equals_the_conic_master():
     """Two routes to the SIQCLP master ``eq:SIQCLP_master`` over the same three cuts: the
     regularized MKL problem by cutting planes and libsvm, and the QCLP through cvxpy/Clarabel."""
     import formulations
-    from indkernel.mkl_master import MKLMaster
+    from indkernel.solvers.mkl_master import MKLMaster
 
     K0, y = FACTORIES["digits"](24, 3)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)

@@ -1,4 +1,4 @@
-"""The store of K0's spectra shared by the fits of a grid (indkernel.spectrum_cache)."""
+"""The store of K0's spectra shared by the fits of a grid (indkernel.core.spectrum_cache)."""
 
 import pickle
 
@@ -7,9 +7,10 @@ import pytest
 import scipy.linalg
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-from indkernel import IndefiniteSVC, proxy, spectrum_cache
+from indkernel import IndefiniteSVC
+from indkernel.core import proxy, spectrum_cache
+from indkernel.core.spectrum_cache import SPECTRA, SpectrumCache
 from indkernel.kernels import simpson
-from indkernel.spectrum_cache import SPECTRA, SpectrumCache
 
 
 @pytest.fixture

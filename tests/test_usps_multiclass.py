@@ -5,9 +5,9 @@ import os
 import numpy as np
 import pytest
 
-from indkernel import usps_multiclass
 from indkernel.cli import main
-from indkernel.measure import measure, resident_bytes
+from indkernel.reproduction import usps_multiclass
+from indkernel.reproduction.measure import measure, resident_bytes
 
 configured = pytest.mark.skipif(not os.environ.get("INDKERNEL_DATA"),
                                 reason="no data directory configured: set INDKERNEL_DATA to the shared data folder")

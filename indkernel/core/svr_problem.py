@@ -5,9 +5,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import SVR
 
-import formulations
-
-from ._validation import check_kernel, check_nonnegative_scalar, check_positive_scalar, check_vector, per_sample_penalty
+from .._validation import (
+    check_kernel,
+    check_nonnegative_scalar,
+    check_positive_scalar,
+    check_vector,
+    per_sample_penalty,
+)
 from .intercept import active_terms, best_svr_intercept
 from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
 from .proxy import Oracle
@@ -87,8 +91,4 @@ class SVRProblem(IndefiniteProblem):
     def from_model(self, alpha):
         return self.project(np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)]))
 
-    def maxmin_model(self):
-        return formulations.svr_maxmin_sdp(self.K0, self._target, self.C, self.rho, self.epsilon)
 
-    def siqclp_model(self, kernels, factors):
-        return formulations.svr_siqclp_master(self.K0, self._target, self.C, self.rho, self.epsilon, kernels, factors)

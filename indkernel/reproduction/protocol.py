@@ -105,7 +105,7 @@ def select_and_test(estimator, param_grid: Mapping, similarities: Mapping[str, C
         Cross-validate with the estimator's own rule (a fold's validation points have no test×test
         block in ``GridSearchCV``), then refit with ``test_kernel="transductive"`` and test with the
         rows of the full matrix: the paper's heuristic (``ss:interpretation``). Else the
-        test×train block. :func:`indkernel.rule_comparison.cross_validate_rules` cross-validates
+        test×train block. :func:`indkernel.reproduction.rule_comparison.cross_validate_rules` cross-validates
         each rule with itself, the transductive one included.
     """
     y = np.asarray(y)

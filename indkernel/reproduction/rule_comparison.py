@@ -10,7 +10,7 @@ to its test rows) and ``consistent-flip`` (``Q diag(sign λ) Qᵀ`` instead of `
 that is ``w = 2Pβ - β``, the map of flip). (Weighting by ``λ⁺/λ`` is weighting by 0/1: the same
 map.)
 
-Protocol per data set and split, as the tables' (:mod:`indkernel.experiments`): a random split of
+Protocol per data set and split, as the tables' (:mod:`indkernel.reproduction.experiments`): a random split of
 the paper's sizes; 5-fold cross-validation on the training part over C, ρ and the similarity's
 parameters, scored by (accuracy + recall)/2, every grid point fitted once per fold and scored
 with every rule; per rule, the best parameters refitted on the training part and tested once
@@ -32,9 +32,9 @@ from sklearn import model_selection  # through its module: the API docs' autosum
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
+from ..estimators.baselines import SpectrumSVC
+from ..estimators.indefinite import IndefiniteSVC
 from . import experiments
-from .baselines import SpectrumSVC
-from .estimators import IndefiniteSVC
 from .protocol import performance, select_and_test
 
 RULES = ("raw", "consistent", "transductive", "consistent-K0", "consistent-flip")
@@ -106,7 +106,7 @@ def cross_validate_rules(estimator, grid: dict, similarities: Mapping[str, Calla
 
 
 def paper_score(positive) -> Callable:
-    """The tables' cross-validation score, (accuracy + recall)/2 (:func:`indkernel.protocol.performance`)."""
+    """The tables' cross-validation score, (accuracy + recall)/2 (:func:`indkernel.reproduction.protocol.performance`)."""
     return partial(_average, positive=positive)
 
 
@@ -172,7 +172,7 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
 
 def summarize(table: pd.DataFrame, measure: str = "average") -> dict:
     """Mean ± sd of ``measure`` per data set and rule over the splits, and each rule paired against
-    denoise and against the transductive rule (:func:`indkernel.experiments.paired`)."""
+    denoise and against the transductive rule (:func:`indkernel.reproduction.experiments.paired`)."""
     wide = table.pivot_table(index=["dataset", "split"], columns="rule", values=measure)
     order = list(dict.fromkeys(table.dataset))
     paired = pd.DataFrame([dict(dataset=name, rule=rule, baseline=baseline,

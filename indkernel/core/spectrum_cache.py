@@ -118,7 +118,7 @@ def _checked_budget(budget) -> int:
     return int(budget)
 
 
-#: The process's store, used by every oracle (:attr:`indkernel.proxy.EighProxy.spectrum`).
+#: The process's store, used by every oracle (:attr:`indkernel.core.proxy.EighProxy.spectrum`).
 SPECTRA = SpectrumCache()
 
 

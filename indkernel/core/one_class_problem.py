@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import OneClassSVM
 
-import formulations
-
-from ._validation import check_kernel, check_nu, check_positive_scalar
+from .._validation import check_kernel, check_nu, check_positive_scalar
 from .intercept import active_terms, best_one_class_offset
 from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
 from .proxy import Oracle
@@ -62,8 +60,4 @@ class OneClassProblem(IndefiniteProblem):
         beta[model.support_] = model.dual_coef_[0] / (self.nu * self.n)  # libsvm scales eᵀα to νn
         return beta
 
-    def maxmin_model(self):
-        return formulations.one_class_maxmin_sdp(self.K0, self.nu, self.rho)
 
-    def siqclp_model(self, kernels, factors):
-        return formulations.one_class_siqclp_master(self.K0, self.nu, self.rho, kernels, factors)

@@ -54,7 +54,7 @@ class ProxyPoint:
     project_positive : callable
         ``v ↦ Pv`` with ``P = Q diag(λ⁺/λ) Qᵀ`` (``A = Q diag(λ) Qᵀ``), the orthogonal projector
         onto the positive eigenspace of A, so that ``K* = A P``: the map of the consistent test
-        rule (:meth:`indkernel.problem.IndefiniteProblem.consistent_coef`). O(n²) per product,
+        rule (:meth:`indkernel.core.problem.IndefiniteProblem.consistent_coef`). O(n²) per product,
         plus O(nm) once to form the m eigenvectors of the smaller side.
     """
 
@@ -194,7 +194,7 @@ class EighProxy:
     def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
         """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending (read-only arrays); on one
         BLAS thread below :data:`EIGH_THREADS_FROM` rows. Taken from, or kept in, the process's
-        store of spectra (:mod:`indkernel.spectrum_cache`), so the fits of a grid on one fold
+        store of spectra (:mod:`indkernel.core.spectrum_cache`), so the fits of a grid on one fold
         decompose its K0 once."""
         return SPECTRA.get(self.K0, "syevr", _scipy_eigh)
 
@@ -282,7 +282,7 @@ class RankOneProxy(EighProxy):
     """Proxy oracle by the rank-one update of the fixed ``K0 = V0 diag(d) V0ᵀ``: O(n²) per point.
 
     With ``z = V0ᵀu`` the eigenpairs of ``A = V0 (diag(d) + σzzᵀ) V0ᵀ`` come from
-    :func:`indkernel.rank_one.rank_one_eigen`. Only two products with ``V0`` touch n×n memory
+    :func:`indkernel.core.rank_one.rank_one_eigen`. Only two products with ``V0`` touch n×n memory
     (``z = V0ᵀu`` and ``K*u = V0 t``); ``uᵀK0u = zᵀdiag(d)z``, and ``K*u = Au - A_-u`` needs only the
     negative eigenpairs (or ``A_+u`` from the positive ones, whichever side has fewer vectors).
     Every point starts from the same ``(V0, d)``, so errors never accumulate. A cheap check

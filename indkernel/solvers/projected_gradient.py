@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._validation import check_positive_scalar
+from .._validation import check_positive_scalar
 from .tracking import Run, _positive_int
 
 
@@ -33,6 +33,6 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
     for k in run.iterations():
         if k % check_every == 0 and run.observe(alpha):
             return
-        gradient = problem.gradient(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
-        alpha = problem.project(alpha + step / (k + 1) * gradient)
+        gradient = problem._gradient(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
+        alpha = problem._project(alpha + step / (k + 1) * gradient)
     run.observe(alpha)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import formulations
 
-from .problem import IndefiniteProblem
+from ..core.problem import IndefiniteProblem
+from .models import maxmin_model
 from .tracking import Run
 
 #: Above this size the SDP route is refused: Clarabel took 107 s at n = 100 (DESIGN.md) and the
@@ -23,7 +24,7 @@ def refusal(problem: IndefiniteProblem, max_n: int = SDP_MAX_N) -> str | None:
 
 def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulations.DEFAULT_SOLVER,
                max_n: int = SDP_MAX_N) -> None:
-    """Solve the problem's own max-min model (``problem.maxmin_model()``: ``formulations.maxmin_sdp``
+    """Solve the problem's own max-min model (:func:`indkernel.solvers.models.maxmin_model`: ``formulations.maxmin_sdp``
     for the SVM, its SVR / one-class / componentwise counterparts, PerturbSVM's conic quartic) with a
     conic solver and certify its α; where that solve fails or its α does not certify to ``tol``, the
     second-opinion solver (``formulations.SECOND_OPINION``) solves it again and the run keeps the
@@ -37,7 +38,7 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
     for _ in run.iterations():
         failures, tried = [], []
         for attempt in dict.fromkeys((solver, formulations.SECOND_OPINION)):
-            model = problem.maxmin_model()
+            model = maxmin_model(problem)
             try:
                 value = model.solve(solver=attempt, **formulations.ACCURATE.get(attempt, {}))
             except Exception as exc:  # a conic solver failure: the next solver, or the run's end
@@ -45,7 +46,7 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
                 continue
             tried.append(attempt)
             run.details.update(sdp_value=value, sdp_solver=attempt)
-            if run.observe(problem.from_model(model.variables["alpha"].value)):
+            if run.observe(problem.from_model(model.solution("alpha"))):
                 return
         if not tried:
             run.fail("failed", "; ".join(failures))

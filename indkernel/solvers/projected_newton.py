@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from .._validation import check_nonnegative_scalar, check_positive_scalar
+from ..core.proxy import blas_threads
+from ..core.tangent_cg import on_hyperplane, tangent_cg
 from .accelerated_gradient import gradient_projection_step
-from .proxy import blas_threads
 from .tracking import Run, _positive_int
 
-#: Halvings of the Newton step in one projected search before it gives up and keeps the gradient
-#: projection point (a Newton step that must shrink more is not worth its oracle calls), and
-#: doublings at most while f keeps growing.
-MAX_HALVINGS = 4
-MAX_DOUBLINGS = 20
-#: A full step that gains more than this multiple of the quadratic model's prediction is extended.
-EXTRAPOLATE = 1.1
-#: Sufficient ascent (Armijo) of the Newton search, along the projected step.
-ARMIJO = 1e-4
-#: Sufficient ascent (Armijo) of the gradient projection step, instead of the accelerated method's
-#: majorization (about ½ where nothing is projected): it keeps the longer Barzilai–Borwein steps
-#: the majorization would halve (the CHANGELOG has the measurements behind the value).
-GRADIENT_ARMIJO = 0.1
-#: The shift μ of ``(-∇²f + μI)δ = ∇f``, as a fraction of the curvature estimate: it keeps
-#: conjugate gradients well defined where the Hessian is singular and changes no useful step.
-SHIFT = 1e-8
+
+@dataclass(frozen=True)
+class NewtonSearch:
+    """The line searches' settings of :func:`projected_newton` (its documented options)."""
+
+    armijo: float
+    gradient_armijo: float
+    extrapolate: float
+    max_halvings: int
+    max_doublings: int
 
 
-def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> None:
+def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1e-4, gradient_armijo: float = 0.1,
+                     extrapolate: float = 1.1, max_halvings: int = 4, max_doublings: int = 20, shift: float = 1e-8,
+                     alpha0=None) -> None:
     """Maximize the concave f over A by projected Newton steps with the exact Hessian.
 
     Each iteration (Moré & Toraldo's gradient-projection-then-subspace scheme, with Bertsekas'
@@ -34,7 +34,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
 
     1. **Face.** A gradient projection step ``x_c = p_A(x + ∇f(x)/L)``, L from the curvature
        along the last step (Barzilai–Borwein; the first from one Hessian–vector product) and
-       backtracking to Armijo's sufficient ascent (:data:`GRADIENT_ARMIJO`): it guarantees ascent
+       backtracking to Armijo's sufficient ascent (``gradient_armijo``): it guarantees ascent
        and picks the face (the variables at their bounds stay there for this iteration).
     2. **Newton direction** on the free variables of ``x_c``, in the hyperplane ``aᵀδ = 0``:
        truncated conjugate gradients on ``(-∇²f(x_c) + μI)δ = ∇f(x_c)``, each step one
@@ -51,7 +51,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
        :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
        ``x_c``.
 
-    Every iterate is certified, by default with the free bound only (:data:`indkernel.solve.NO_REFINEMENT`).
+    Every iterate is certified, by default with the free bound only (:data:`indkernel.solvers.registry.NO_REFINEMENT`).
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
     coupling with the positive ones through u, so Newton's system is well posed where the
     frozen-kernel system is not; a tiny shift μ guards the rest.
@@ -60,10 +60,31 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
     ----------
     cg_steps : int, default 50
         Conjugate-gradient steps (Hessian–vector products) per Newton direction at most.
+    armijo : float, default 1e-4
+        Sufficient ascent (Armijo) of the projected search along the Newton step.
+    gradient_armijo : float, default 0.1
+        Sufficient ascent of the gradient projection step, instead of the accelerated method's
+        majorization (about ½ where nothing is projected): it keeps the longer Barzilai–Borwein
+        steps the majorization would halve.
+    extrapolate : float, default 1.1
+        A full Newton step that gains more than this multiple of the quadratic model's prediction
+        is doubled while f keeps growing (at most ``max_doublings`` times).
+    max_halvings, max_doublings : int, default 4 and 20
+        Halvings of the Newton step before the search gives up and keeps the gradient projection
+        point (a step that must shrink more is not worth its oracle calls), and doublings at most.
+    shift : float, default 1e-8
+        The shift μ of ``(-∇²f + μI)δ = ∇f`` as a fraction of the curvature estimate: it keeps
+        conjugate gradients defined where the Hessian is singular and changes no useful step.
     alpha0 : array, optional
         Starting point (projected onto A); default ``problem.initial_point()``.
     """
     cg_steps = _positive_int(cg_steps, "cg_steps")
+    search = NewtonSearch(
+        armijo=_fraction(armijo, "armijo"), gradient_armijo=_fraction(gradient_armijo, "gradient_armijo"),
+        extrapolate=check_positive_scalar(extrapolate, "extrapolate", "the gain ratio above which a step is extended"),
+        max_halvings=_positive_int(max_halvings, "max_halvings"),
+        max_doublings=_positive_int(max_doublings, "max_doublings"))
+    shift = check_nonnegative_scalar(shift, "shift", "the Hessian shift as a fraction of the curvature")
     x = problem.initial_point() if alpha0 is None else problem.project(alpha0)
     prepare = getattr(problem.oracle, "prepare", None)
     if prepare is not None:
@@ -72,20 +93,27 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, alpha0=None) -> N
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with blas_threads(1):
         if not run.observe(x):
-            _iterate(problem, run, x, cg_steps)
+            _iterate(problem, run, x, cg_steps, search, shift)
 
 
-def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
+def _fraction(value, name: str) -> float:
+    value = check_positive_scalar(value, name, "a sufficient-ascent fraction")
+    if value >= 1:
+        raise ValueError(f"{name} must be in (0, 1) (the fraction of the predicted ascent a step must gain); got {value!r}")
+    return value
+
+
+def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float) -> None:
     """The loop of :func:`projected_newton` from the certified point x."""
     lo, hi = problem.feasible_set[2:]
     curvature = problem.curvature_estimate()
-    L_floor, shift = curvature * 1e-12, SHIFT * curvature
+    L_floor, shift = curvature * 1e-12, shift * curvature
     first_residual, previous = None, None
     radius = float(np.linalg.norm(hi - lo))  # the trust radius of the Newton step: the box's diagonal
-    f_x = problem.objective(x)
+    f_x = problem._objective(x)
     L = max(_curvature_along_gradient(problem, x), L_floor)
     for _ in run.iterations():
-        g = problem.gradient(x)
+        g = problem._gradient(x)
         if not run.finite(np.append(g, f_x), "the objective or gradient"):
             return
         if previous is not None:  # 1/L from the curvature along the last step (Barzilai–Borwein)
@@ -94,17 +122,17 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
                 L = max(-float(s @ dg) / float(s @ s), L_floor)
         previous = x, g
         # 1. the gradient projection step, L by backtracking
-        found = gradient_projection_step(problem, run, x, f_x, g, L, armijo=GRADIENT_ARMIJO)
+        found = gradient_projection_step(problem, run, x, f_x, g, L, armijo=search.gradient_armijo)
         if found is None:
             return
         x_c, f_c, L = found
         # 2. the Newton direction on the face of x_c
-        g_c = problem.gradient(x_c)
+        g_c = problem._gradient(x_c)
         direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift, radius,
                                                 cg_steps, first_residual)
         first_residual = first_residual or residual
         # 3. the projected search along p_A(x_c + tδ)
-        x, f_x, t = _projected_search(problem, x_c, f_c, g_c, direction)
+        x, f_x, t = _projected_search(problem, x_c, f_c, g_c, direction, search)
         length = float(np.linalg.norm(direction))
         radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
         if radius == 0.0:  # no direction (no free variable): start the next one from the box again
@@ -115,45 +143,30 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int) -> None:
 
 def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residual):
     """``(δ, ‖r₀‖)``: truncated CG on ``(-∇²f(x) + μI)δ = ∇f(x)`` over the free variables and the
-    hyperplane ``aᵀδ = 0`` (zero outside ``free``)."""
+    hyperplane ``aᵀδ = 0`` (zero outside ``free``), stopped on the trust-region sphere (Steihaug)."""
     direction = np.zeros(problem.dim)
     a = problem.feasible_set[0][free]
     if a.size < 2:
         return direction, 0.0
-    aa = float(a @ a)
-
-    def tangent(w: np.ndarray) -> np.ndarray:
-        return w - a * (float(a @ w) / aa)
-
-    hessian = problem.hessian(x)
+    project = on_hyperplane(a)
+    hessian = problem._hessian(x)
     full = np.zeros(problem.dim)
 
-    def operator(v: np.ndarray) -> np.ndarray:
+    def shifted_system(v: np.ndarray):
         full[free] = v
-        return tangent(shift * v - (hessian @ full)[free])
+        return shift * v - (hessian @ full)[free], 0.0, None
 
-    residual = tangent(g[free])
+    residual = project(g[free])
     r0 = float(np.linalg.norm(residual))
-    if r0 == 0.0:
-        return direction, r0
-    target = r0 * min(0.5, np.sqrt(r0 / (first_residual or r0)))
+    target = r0 * min(0.5, np.sqrt(r0 / (first_residual or r0))) if r0 > 0 else 0.0
     solution = np.zeros_like(residual)
-    search, rr = residual.copy(), r0 * r0
-    for _ in range(cg_steps):
-        product = operator(search)
-        curvature = float(search @ product)
-        if not (curvature > 0 and np.isfinite(curvature)):
-            break
-        step = rr / curvature
-        if float(np.linalg.norm(solution + step * search)) >= radius:  # Steihaug: stop on the sphere
+    for step, search, _, residual_norm in tangent_cg(shifted_system, residual, project, cg_steps):
+        if float(np.linalg.norm(solution + step * search)) >= radius:
             solution += _to_sphere(solution, search, radius) * search
             break
         solution += step * search
-        residual -= step * product
-        rr_next = float(residual @ residual)
-        if np.sqrt(rr_next) <= target:
+        if residual_norm <= target:
             break
-        search, rr = residual + (rr_next / rr) * search, rr_next
     direction[free] = solution
     return direction, r0
 
@@ -164,7 +177,7 @@ def _to_sphere(x: np.ndarray, d: np.ndarray, radius: float) -> float:
     return (-xd + np.sqrt(max(xd * xd + dd * (radius * radius - xx), 0.0))) / dd
 
 
-def _projected_search(problem, x, f_x, g, direction):
+def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
     """``(x(t), f(x(t)), t)`` for the projected search ``x(t) = p_A(x + tδ)``; t = 0 if no step
     passes Armijo's test."""
     if not np.any(direction):
@@ -173,26 +186,26 @@ def _projected_search(problem, x, f_x, g, direction):
     noise_x = problem.objective_noise(x)
 
     def trial(t: float):
-        point = problem.project(x + t * direction)
-        value = problem.objective(point)
+        point = problem._project(x + t * direction)
+        value = problem._objective(point)
         noise = noise_x + problem.objective_noise(point)
-        return point, value, value >= f_x + ARMIJO * float(g @ (point - x)) - noise
+        return point, value, value >= f_x + search.armijo * float(g @ (point - x)) - noise
 
     t = 1.0
     point, value, accepted = trial(t)
     if accepted:
         # the quadratic model predicts the gain ½gᵀδ (CG's iterates satisfy δᵀBδ = gᵀδ); a gain
-        # beyond EXTRAPOLATE times that says the curvature falls along δ (the quartic far from
+        # beyond ``extrapolate`` times that says the curvature falls along δ (the quartic far from
         # the optimum): extrapolate while f keeps growing, else the step is Newton's
-        if value - f_x < EXTRAPOLATE * 0.5 * float(g @ direction):
+        if value - f_x < search.extrapolate * 0.5 * float(g @ direction):
             return point, value, t
-        for _ in range(MAX_DOUBLINGS):
+        for _ in range(search.max_doublings):
             farther, farther_value, ok = trial(2 * t)
             if not (ok and farther_value > value):
                 return point, value, t
             point, value, t = farther, farther_value, 2 * t
         return point, value, t
-    for _ in range(MAX_HALVINGS):
+    for _ in range(search.max_halvings):
         t /= 2
         point, value, accepted = trial(t)
         if accepted:
@@ -204,7 +217,7 @@ def _curvature_along_gradient(problem, x) -> float:
     """``-ĝᵀ∇²f(x)ĝ / ĝᵀĝ`` for the gradient ĝ within the hyperplane: the first step's 1/L (one
     Hessian–vector product; backtracking corrects it)."""
     a = problem.feasible_set[0]
-    g = problem.gradient(x)
+    g = problem._gradient(x)
     g = g - a * (float(a @ g) / float(a @ a))
     gg = float(g @ g)
-    return -float(g @ (problem.hessian(x) @ g)) / gg if gg > 0 else problem.curvature_estimate()
+    return -float(g @ (problem._hessian(x) @ g)) / gg if gg > 0 else problem.curvature_estimate()

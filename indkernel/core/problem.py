@@ -2,10 +2,10 @@
 
 Each problem is ``max_{α ∈ A} f(α)`` with ``f(α) = ℓ(α) + φ(u(α))``: a machine-specific linear
 part ℓ (``eᵀα`` for the SVM), a linear map ``u`` (``Yα`` for the SVM) and the closed-form inner
-minimization φ over the kernel (:mod:`indkernel.proxy`). The feasible set ``A`` is a box cut by
+minimization φ over the kernel (:mod:`indkernel.core.proxy`). The feasible set ``A`` is a box cut by
 one hyperplane. Subclasses (the binary SVM here; SVR, one-class and the other variants beside
 it) supply only those pieces and the loss of their primal; the objective, gradient, proxy kernel,
-projection and certificate below serve all of them unchanged.
+projection below and the certificate (:mod:`indkernel.core.certificate`) serve all of them unchanged.
 """
 
 from __future__ import annotations
@@ -18,26 +18,14 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from ._validation import check_scale, check_vector, safe_norm
-from .certificate import Certificate
+from .._validation import check_scale, check_vector, safe_norm
+from . import certificate
 from .projection import project_box_hyperplane
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
 
 #: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`
 #: (at tighter tolerances it sometimes cycles; any iterate gives a valid bound).
 LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 100_000
-#: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
-FEASIBILITY_TOL = 1e-9
-#: The certificate's Newton refinement: at most this many conjugate-gradient steps per round (one
-#: product with K* each), ending early after ``REFINE_PATIENCE`` steps that do not lower the bound.
-REFINE_STEPS = 20
-REFINE_PATIENCE = 2
-#: Rounds of the refinement's active-set loop (a round's point clipped to the box starts the next).
-REFINE_ROUNDS = 3
-#: Variables within this fraction of the box's width of a bound start the refinement at the bound
-#: (an interior-point solution never puts them there exactly).
-REFINE_SNAP = 1e-6
-
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 
 
@@ -52,7 +40,7 @@ class IndefiniteProblem(ABC):
     K0 : (n, n) array, the similarity matrix; ``n`` the number of samples.
     rho : float, the penalty ρ.
     dim : int, the number of optimization variables (n, or 2n for the SVR's split ``α = α⁺ - α⁻``).
-    oracle : the proxy-kernel oracle (:mod:`indkernel.proxy`).
+    oracle : the proxy-kernel oracle (:mod:`indkernel.core.proxy`).
 
     With ``scale=s`` (componentwise penalties, ``th:kstar_pen``) the oracle works on
     ``diag(1/s) K0 diag(1/s)`` with ``ũ = s∘u``, and ``K* = diag(s) K̃* diag(s)``.
@@ -132,13 +120,6 @@ class IndefiniteProblem(ABC):
     def _libsvm_beta(self, K: np.ndarray) -> np.ndarray:
         """β (as :meth:`dual_coef`) of libsvm's machine on the PSD kernel K."""
 
-    @abstractmethod
-    def maxmin_model(self):
-        """The matching ``formulations`` model of this problem (its optimum is ``p*``)."""
-
-    @abstractmethod
-    def siqclp_model(self, kernels, factors):
-        """The ``formulations`` SIQCLP master with one cut per PSD kernel (``eq:SIQCLP_master``)."""
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
         """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables."""
@@ -214,7 +195,7 @@ class IndefiniteProblem(ABC):
         """
         alpha = check_vector(alpha, self.dim, "alpha")
         if form == "negative-part":
-            return self._linear(alpha) + self._point(alpha).value
+            return self._objective(alpha)
         if form not in OBJECTIVE_FORMS:
             raise ValueError(f"form must be one of {OBJECTIVE_FORMS}; got {form!r}")
         u = self._u(alpha)
@@ -227,6 +208,31 @@ class IndefiniteProblem(ABC):
                          - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(K0 * K0))
         K_star = (V * lam_plus) @ V.T
         return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
+
+    # The solvers' loops call the unchecked forms below on points they made; the public methods
+    # check their argument once and call them.
+    def _objective(self, alpha: np.ndarray) -> float:
+        return self._linear(alpha) + self._point(alpha).value
+
+    def _gradient(self, alpha: np.ndarray) -> np.ndarray:
+        return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+
+    def _hessian(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
+        curvature = self._point(alpha).curvature()
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            return -self._u_adjoint(curvature(self._u(np.ravel(v))))
+
+        return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
+
+    def _project(self, x: np.ndarray) -> np.ndarray:
+        return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
+
+    def _feasibility_violation(self, alpha: np.ndarray) -> float:
+        scale = max(1.0, float(np.max(np.abs(self._hi))), float(np.max(np.abs(self._lo))))
+        bounds = max(float(np.max(self._lo - alpha)), float(np.max(alpha - self._hi)), 0.0)
+        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.dim)
+        return max(bounds, equality) / scale
 
     def objective_roundoff(self, alpha) -> float:
         """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's
@@ -252,26 +258,19 @@ class IndefiniteProblem(ABC):
 
     def gradient(self, alpha) -> np.ndarray:
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
-        alpha = check_vector(alpha, self.dim, "alpha")
-        return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+        return self._gradient(check_vector(alpha, self.dim, "alpha"))
 
     def hessian(self, alpha) -> scipy.sparse.linalg.LinearOperator:
         """``∇²f(α)`` as a (dim, dim) operator: ``v ↦ -Uᵀ J U v`` with U the map α ↦ u and
         ``J = d(K*u)/du`` by the Daleckii–Krein divided differences of the eigenvalues of
-        ``A = K0 + uuᵀ/(4ρ)`` (:func:`indkernel.proxy.divided_difference_operator`).
+        ``A = K0 + uuᵀ/(4ρ)`` (:func:`indkernel.core.proxy.divided_difference_operator`).
 
         O(n²) per product (the rank-one oracle: two passes over V0 and two over the eigenvectors
         W of the update, formed here, O(n²); W lives as long as the operator). f is C¹ and its gradient is
         piecewise smooth: where an eigenvalue of A is 0 this is one element of the generalized
         Hessian. Negative semidefinite (f is concave).
         """
-        alpha = check_vector(alpha, self.dim, "alpha")
-        curvature = self._point(alpha).curvature()
-
-        def matvec(v: np.ndarray) -> np.ndarray:
-            return -self._u_adjoint(curvature(self._u(np.ravel(v))))
-
-        return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
+        return self._hessian(check_vector(alpha, self.dim, "alpha"))
 
     def smoothed_gradient(self, alpha, epsilon: float) -> np.ndarray:
         """The paper's gradient (section "Algorithms"): differentiate ``eq:kern_learn_eig`` term by
@@ -312,8 +311,7 @@ class IndefiniteProblem(ABC):
 
     def project(self, x) -> np.ndarray:
         """The exact Euclidean projection of ``x`` onto the feasible set ``A``; O(n log n)."""
-        x = check_vector(x, self.dim, "x")
-        return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
+        return self._project(check_vector(x, self.dim, "x"))
 
     def rescaled(self, alpha, upper) -> np.ndarray:
         """A point of the same kind of set with upper bounds ``upper`` (another C or ν), scaled
@@ -326,7 +324,7 @@ class IndefiniteProblem(ABC):
     def initial_point(self) -> np.ndarray:
         """The projection of the box's midpoint onto ``A`` (``C/2`` for the SVM, where the paper's
         code starts)."""
-        return project_box_hyperplane((self._lo + self._hi) / 2, self._a, self._b, self._lo, self._hi)
+        return self._project((self._lo + self._hi) / 2)
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),
@@ -354,14 +352,10 @@ class IndefiniteProblem(ABC):
 
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
-        alpha = check_vector(alpha, self.dim, "alpha")
-        scale = max(1.0, float(np.max(np.abs(self._hi))), float(np.max(np.abs(self._lo))))
-        bounds = max(float(np.max(self._lo - alpha)), float(np.max(alpha - self._hi)), 0.0)
-        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.dim)
-        return max(bounds, equality) / scale
+        return self._feasibility_violation(check_vector(alpha, self.dim, "alpha"))
 
     # ----- the certificate --------------------------------------------------------------
-    def certify(self, alpha, *, refine: bool = True) -> Certificate:
+    def certify(self, alpha, *, refine: bool = True) -> certificate.Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap), valid in
         floating point.
 
@@ -371,12 +365,12 @@ class IndefiniteProblem(ABC):
         ``upper = φ(u) + ½uᵀK*u + ½βᵀK*β + loss(K*β)`` (:meth:`upper_bound`), computed without
         ``ℓ(α)`` (no ``lower + gap`` that would cancel when ``ℓ(α)`` is huge). ``β = u(α)`` gives
         the free bound. With ``refine=True`` (default) a few conjugate-gradient steps of Newton's
-        method for ``D_K`` on the free variables (:meth:`_newton_refinement`) improve β using
-        only products with K* in factored form, O(n²) each, and the smaller bound is kept: near
+        method for ``D_K`` on the free variables (:func:`indkernel.core.certificate.newton_refinement`)
+        improve β using only products with K* in factored form, O(n²) each, and the smaller bound is kept: near
         the optimum the gap then shrinks like the *square* of α's error, not like the error.
 
         **In floating point** each bound is widened by a bound on its round-off: the oracle's
-        (:func:`indkernel.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
+        (:func:`indkernel.core.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
         magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
         hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
         for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` is the
@@ -393,42 +387,12 @@ class IndefiniteProblem(ABC):
             If α is not in the feasible set (up to round-off); pass ``problem.project(alpha)``.
         """
         alpha = check_vector(alpha, self.dim, "alpha")
-        violation = self.feasibility_violation(alpha)
-        if violation > FEASIBILITY_TOL:
-            raise ValueError(
-                f"alpha is not in the feasible set A (violation {violation:.3g} relative to the box); "
-                "the bounds hold only for feasible points: certify problem.project(alpha) instead"
-            )
-        point = self._point(alpha)
-        linear = self._linear(alpha)
-        lower = linear + point.value
-        distance = abs(float(self._a @ alpha) - self._b) / float(np.linalg.norm(self._a))
-        gradient = self._linear_gradient(alpha) - self._u_adjoint(point.Ku)
-        lower_error = (self.objective_roundoff(alpha)
-                       + distance * (float(np.linalg.norm(gradient)) + self.curvature_estimate() * distance))
-        upper, upper_error, offset = self._upper_bound(point, point.u, point.Ku, point.Ku_error)
-        source = "free"
-        if refine:
-            v = self._newton_refinement(alpha, point, gradient)
-            if v is not None:
-                refined = self._upper_bound(point, v, point.multiply(v), point.product_error * safe_norm(v))
-                if refined[0] + refined[1] < upper + upper_error:
-                    (upper, upper_error, offset), source = refined, "newton"
-        uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
-        scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
-        # below the round-off of the objective's size the α-dependent part is 0 to float64 (at α = 0,
-        # say): then the gap is measured against that size, f(α) and its first-order range over the box
-        size = abs(lower) + float(np.abs(gradient) @ self._coordinate_ranges)
-        if scale <= ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * size:
-            scale = size
-        return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
-                           intercept=float(offset + self._offset_shift), source=source, scale=float(scale),
-                           allowance=float(lower_error + upper_error))
+        return certificate.certify(self, alpha, refine=refine)
 
     def libsvm_dual_coef(self, alpha) -> np.ndarray:
         """β of libsvm's machine on ``K*(α)`` (as :meth:`dual_coef`); forms K*, O(n³). The
         independent cross-check of the certificate's refinement, and the last bound of a run
-        that did not converge (:meth:`indkernel.tracking.Run.result`)."""
+        that did not converge (:meth:`indkernel.solvers.tracking.Run.result`)."""
         return self._libsvm_beta(self.proxy_kernel(alpha))
 
     def upper_bound(self, alpha, beta) -> float:
@@ -441,96 +405,9 @@ class IndefiniteProblem(ABC):
         if self._scale is not None:
             v = v * self._scale
         point = self._point(alpha)
-        upper, error, _ = self._upper_bound(point, v, point.multiply(v), point.product_error * float(np.linalg.norm(v)))
+        upper, error, _ = certificate.primal_bound(self, point, v, point.multiply(v),
+                                                   point.product_error * float(np.linalg.norm(v)))
         return float(upper + error)
-
-    def _upper_bound(self, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_error: float
-                     ) -> tuple[float, float, float]:
-        """``(upper, allowance, offset)`` at the primal point v (the oracle's space) with the computed
-        ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``."""
-        gamma = ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF
-        max_scale = 1.0 if self._scale is None else float(np.max(self._scale))
-        decision = Kv if self._scale is None else self._scale * Kv  # K*β in the original space
-        loss, offset = self._primal_loss(decision)
-        loss_magnitude, weights = self._loss_magnitude(decision, offset)
-        uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)
-        upper = point.value + 0.5 * uKu + 0.5 * vKv + loss
-        allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))
-                              + loss_magnitude + abs(upper))
-                     + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
-                     + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights)))
-        return float(upper), float(allowance), float(offset)
-
-    def _newton_refinement(self, alpha: np.ndarray, point: ProxyPoint, gradient: np.ndarray) -> np.ndarray | None:
-        """A better primal point than ``u(α)`` for the bound: conjugate gradients on Newton's system
-        of the machine's dual on the fixed kernel K*, restricted to the free variables
-        ``lo < x_i < hi`` and to the hyperplane ``aᵀδ = 0``: ``max_δ gᵀδ - ½(Uδ)ᵀK*(Uδ)`` with
-        ``g`` the dual's gradient on K*(α) (at x = α it is ``∇f(α)``, Danskin) and U the map x ↦ u.
-
-        Variables within ``REFINE_SNAP`` of a bound start on it (an interior-point α never puts
-        them there). Each CG step is one product ``point.multiply`` (O(n²) in factored form); the
-        bound is evaluated at every step and the best point kept (the bound is not the CG model:
-        the bounded variables' loss terms move too). A round ends after ``REFINE_PATIENCE`` steps
-        without progress or ``REFINE_STEPS`` steps; if its point left the box, it is clipped
-        back and another round starts on the new free set (at most ``REFINE_ROUNDS``, an active
-        set method). Returns the best v in the oracle's space, or None if nothing beat ``u(α)``.
-        """
-        lo, hi = self._lo, self._hi
-        snap = REFINE_SNAP * (hi - lo)
-        x = np.where(alpha <= lo + snap, lo, np.where(alpha >= hi - snap, hi, alpha))
-        v, Kv = point.u, point.Ku
-        best, best_bound = None, sum(self._upper_bound(point, v, Kv, point.Ku_error)[:2])
-        if np.any(x != alpha):
-            v = self._u(x)
-            Kv = point.multiply(v)
-            gradient = self._linear_gradient(x) - self._u_adjoint(Kv)
-        for _ in range(REFINE_ROUNDS):
-            free = (x > lo) & (x < hi)
-            if not free.any():
-                break
-            a = self._a[free]
-            aa = float(a @ a)
-
-            def tangent(w: np.ndarray, a: np.ndarray = a, aa: float = aa) -> np.ndarray:  # onto aᵀδ = 0
-                return w - a * (float(a @ w) / aa)
-
-            residual = tangent(gradient[free])
-            direction, rr = residual.copy(), float(residual @ residual)
-            round_best, round_bound, stale = (x, v, Kv), np.inf, 0
-            step_vector = np.zeros(self.dim)
-            for _ in range(REFINE_STEPS):
-                step_vector[free] = direction
-                w = self._u(step_vector)
-                Kw = point.multiply(w)
-                curvature = float(w @ Kw)
-                # below the product's round-off the curvature is noise, and its step unbounded
-                if not (rr > 0 and curvature > point.product_error * float(w @ w) and np.isfinite(curvature)):
-                    break
-                step = rr / curvature
-                x, v, Kv = x + step * step_vector, v + step * w, Kv + step * Kw
-                bound = sum(self._upper_bound(point, v, Kv, 0.0)[:2])
-                if bound < round_bound:
-                    round_best, round_bound, stale = (x, v, Kv), bound, 0
-                else:
-                    stale += 1
-                    if stale >= REFINE_PATIENCE:
-                        break
-                residual = residual - step * tangent(self._u_adjoint(Kw)[free])
-                rr_next = float(residual @ residual)
-                direction, rr = residual + (rr_next / rr) * direction, rr_next
-            x, v, Kv = round_best
-            if round_bound < best_bound:
-                best, best_bound = v, round_bound
-            clipped = np.clip(x, lo, hi)
-            if np.array_equal(clipped, x):
-                break
-            x, v = clipped, self._u(clipped)
-            Kv = point.multiply(v)
-            bound = sum(self._upper_bound(point, v, Kv, 0.0)[:2])
-            if bound < best_bound:
-                best, best_bound = v, bound
-            gradient = self._linear_gradient(x) - self._u_adjoint(Kv)
-        return best
 
     def _loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
         """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and

@@ -20,10 +20,10 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
-from . import datasets, kernels
-from .accpm import PAPER
-from .solve import solve
-from .svm_problem import SVMProblem
+from .. import datasets, kernels
+from ..core.svm_problem import SVMProblem
+from ..solvers.accpm import PAPER
+from ..solvers.registry import solve
 
 #: Display names of the methods, as in the paper.
 LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",

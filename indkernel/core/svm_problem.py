@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import SVC
 
-import formulations
-
-from ._validation import (
+from .._validation import (
     check_binary_labels,
     check_kernel,
     check_positive_scalar,
@@ -44,7 +42,7 @@ class SVMProblem(IndefiniteProblem):
     symmetrize : bool, default False
         Accept a non-symmetric K0 and use ``(K0 + K0ᵀ)/2``.
     oracle : str, default "rank-one"
-        How the proxy kernel is computed (:mod:`indkernel.proxy`): ``"rank-one"`` updates the
+        How the proxy kernel is computed (:mod:`indkernel.core.proxy`): ``"rank-one"`` updates the
         fixed eigendecomposition of K0 in O(n²) per point; ``"eigh"`` decomposes
         ``K0 + uuᵀ/(4ρ)`` afresh (O(n³)), for checking.
 
@@ -104,25 +102,19 @@ class SVMProblem(IndefiniteProblem):
         """The α (onto A) whose :meth:`dual_coef` is β: ``Yβ``, since β = Yα."""
         return self.from_model(self.y * beta)
 
-    def maxmin_model(self):
-        return formulations.maxmin_sdp(self.K0, self.y, self.C, self.rho)
-
-    def siqclp_model(self, kernels, factors):
-        return formulations.siqclp_master(self.K0, self.y, self.C, self.rho, kernels, factors)
-
 
 class PerturbSVMProblem(SVMProblem):
     """PerturbSVM (``eq:learn-mercer``): the binary problem for a Mercer (PSD) K0.
 
     There ``K* = K0 + (Yα)(Yα)ᵀ/(4ρ)`` (``eq:kstar_psd``) and
     ``f(α) = eᵀα - ½(Yα)ᵀK0(Yα) - ‖α‖⁴/(16ρ)``: the classic SVM with a fourth-order penalty on
-    the support vectors, and no eigendecomposition per point (:class:`indkernel.proxy.MercerProxy`).
+    the support vectors, and no eigendecomposition per point (:class:`indkernel.core.proxy.MercerProxy`).
     Parameters as :class:`SVMProblem`, except ``oracle``: None, or the
-    :class:`indkernel.proxy.MercerProxy` of another PerturbSVMProblem on the same K0 (the
+    :class:`indkernel.core.proxy.MercerProxy` of another PerturbSVMProblem on the same K0 (the
     one-vs-rest problems of a multiclass fit share its check).
 
     K0 is checked once (its eigenvalues): negative eigenvalues above ``-PSD_TOL·‖K0‖₂``
-    (:data:`indkernel.proxy.PSD_TOL`) are round-off and are clipped, so ``K0`` becomes ``(K0)_+``.
+    (:data:`indkernel.core.proxy.PSD_TOL`) are round-off and are clipped, so ``K0`` becomes ``(K0)_+``.
 
     Raises
     ------
@@ -140,9 +132,6 @@ class PerturbSVMProblem(SVMProblem):
         elif not (isinstance(oracle, MercerProxy) and oracle.K0.shape == K0.shape):
             raise TypeError(f"oracle must be None or the MercerProxy of this K0 (shape {K0.shape}); got {oracle!r}")
         super().__init__(oracle.K0, y, C, rho, class_weight=class_weight, oracle=oracle)
-
-    def maxmin_model(self):
-        return formulations.perturb_maxmin(self.K0, self.y, self.C, self.rho)
 
 
 class ComponentwiseSVMProblem(SVMProblem):
@@ -177,11 +166,6 @@ class ComponentwiseSVMProblem(SVMProblem):
         self._d = self.y * scale
         self._check_scale(box_name="C (with class_weight) and h", penalty="h", kernel="K0/(√h√hᵀ)")
 
-    def maxmin_model(self):
-        return formulations.penalized_maxmin_sdp(self.K0, self.y, self.C, self.h)
-
-    def siqclp_model(self, kernels, factors):
-        return formulations.penalized_siqclp_master(self.K0, self.y, self.C, self.h, kernels, factors)
 
     def kernel_penalty(self, K):
         """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""

@@ -14,7 +14,7 @@ rule (``test_kernel``):
   ``P = Q diag(λ⁺/λ) Qᵀ`` onto its positive eigenspace, ``K* = AP`` (``eq:kstar``), so a training
   row of K* is the row of A times P; a new point's row of A is its raw similarities ``k0(x)``,
   and its decision ``k0(x)ᵀw + b`` with ``w = Pβ`` (``test_coef_``), formed once at fit from the
-  rank-one oracle's eigenvectors (:meth:`indkernel.problem.IndefiniteProblem.consistent_coef`).
+  rank-one oracle's eigenvectors (:meth:`indkernel.core.problem.IndefiniteProblem.consistent_coef`).
   O(n) per point, each point on its own; ``w`` is dense, so every training point is in the
   expansion. On the training rows it differs from the fitted decisions ``K*β`` by the rank-one
   term ``(βᵀPβ)β/(4ρ)`` alone.
@@ -31,7 +31,7 @@ rule (``test_kernel``):
 The default was chosen by held-out accuracy over the paper's data sets (``indkernel rules``).
 
 **Intercept.** ``intercept_`` is the offset of the certified primal point: the exactly optimal
-``b`` for ``β = dual_coef`` on the proxy kernel K* (:mod:`indkernel.intercept`), so on the
+``b`` for ``β = dual_coef`` on the proxy kernel K* (:mod:`indkernel.core.intercept`), so on the
 training points ``decision = K*β + b`` is the very primal solution whose value, with the solver's
 objective, brackets ``p*`` within the free gap. The reference code instead averages over
 "free" support vectors of K0 with a threshold of 1e-3, which depends on the threshold and on
@@ -58,10 +58,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from . import multiclass, progress
-from ._validation import check_kernel, check_memory, check_two_samples, sample_class_weights
-from .one_class_problem import OneClassProblem
-from .proxy import (
+from .._validation import check_kernel, check_memory, check_two_samples, sample_class_weights
+from ..core.one_class_problem import OneClassProblem
+from ..core.proxy import (
     EighProxy,
     MercerProxy,
     RankOneProxy,
@@ -70,9 +69,10 @@ from .proxy import (
     make_oracle,
     psd_part,
 )
-from .solve import METHODS, method_options, solve
-from .svm_problem import PerturbSVMProblem, SVMProblem
-from .svr_problem import SVRProblem
+from ..core.svm_problem import PerturbSVMProblem, SVMProblem
+from ..core.svr_problem import SVRProblem
+from ..solvers.registry import METHODS, method_options, solve
+from . import multiclass, progress
 
 TEST_KERNELS = ("consistent", "raw", "transductive")
 
@@ -298,7 +298,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
     def _transductive_oracles(self, K0: np.ndarray, cross: np.ndarray, among: np.ndarray):
         """Each fitted problem's oracle on its rows and the test points, decomposed: the problems on
         all training rows share one; one-vs-one pairs each have their own, made and decomposed as
-        many at a time as BLAS has threads (:func:`indkernel.proxy.decompose_concurrently`), so
+        many at a time as BLAS has threads (:func:`indkernel.core.proxy.decompose_concurrently`), so
         only that many (pair + test)-sized matrices are alive at once."""
         rows = self._task_rows
         if rows[0].size == self.shape_fit_[0]:
@@ -374,7 +374,7 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
     test_kernel : {"consistent", "raw", "transductive"}, default "consistent"
         How new points are scored (see :mod:`indkernel.estimators`).
     multi_class : {"ovo", "ovr"}, default "ovo"
-        The training strategy with more than two classes (:mod:`indkernel.multiclass`):
+        The training strategy with more than two classes (:mod:`indkernel.estimators.multiclass`):
         one-vs-one as ``SVC`` (a problem per pair on its rows, prediction by votes), or
         one-vs-rest (k problems on all rows sharing one eigendecomposition of K0).
     decision_function_shape : {"ovr", "ovo"}, default "ovr"
@@ -517,7 +517,7 @@ class PerturbSVC(IndefiniteSVC):
         return PerturbSVMProblem(K0, y, C, self.rho, class_weight=class_weight, oracle=oracle)
 
     def _shared_oracle(self, K0):
-        """K0 checked (and clipped) once for every one-vs-rest problem (:func:`indkernel.proxy.psd_part`)."""
+        """K0 checked (and clipped) once for every one-vs-rest problem (:func:`indkernel.core.proxy.psd_part`)."""
         return MercerProxy(*psd_part(K0))
 
     def _kernel_oracle(self, K0: np.ndarray):

@@ -4,7 +4,7 @@
 "rho": rhos})`` but, on each fold, fits the grid points in order with one estimator whose
 ``warm_start`` starts every fit from the previous certified solution scaled into the new box
 (``figures/warm_starts.py`` measures what that saves); the fold's K0 is decomposed once (the
-store of spectra, :mod:`indkernel.spectrum_cache`). Every fit is certified as a cold one would be.
+store of spectra, :mod:`indkernel.core.spectrum_cache`). Every fit is certified as a cold one would be.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.validation import check_is_fitted
 
-from .estimators import IndefiniteSVC
+from .indefinite import IndefiniteSVC
 
 
 class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):

@@ -1,7 +1,7 @@
 """Ten-class USPS on the standard 7291/2007 split: an experiment beyond the paper.
 
 Indefinite SVM, one-vs-rest (ten binary problems sharing one eigendecomposition of K0) and
-one-vs-one (45 problems, each on its pair's rows; :mod:`indkernel.multiclass`), against denoise,
+one-vs-one (45 problems, each on its pair's rows; :mod:`indkernel.estimators.multiclass`), against denoise,
 flip, shift and the plain SVM (libsvm's one-vs-one), on the tangent distance and Simpson
 similarities; test error, fit time and peak memory.
 
@@ -12,7 +12,7 @@ the whole training set and tested once on the 2007 test images. Indefinite SVM i
 certified relative gap of :data:`FIT_TOL` and tested with each rule for new points (raw,
 consistent and the paper's transductive one, which needs the test×test similarities), each rule
 cross-validated with itself (every grid point fitted once per fold and scored by every rule:
-:func:`indkernel.rule_comparison.cross_validate_rules`). As
+:func:`indkernel.reproduction.rule_comparison.cross_validate_rules`). As
 a check of the similarities against the literature, the one-nearest-neighbour errors with the
 same tangent distance and with the Euclidean distance, which have published values
 (:data:`PUBLISHED`).
@@ -36,9 +36,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
 from tqdm.auto import tqdm
 
-from . import datasets, kernels
-from .baselines import SpectrumSVC
-from .estimators import IndefiniteSVC
+from .. import datasets, kernels
+from ..estimators.baselines import SpectrumSVC
+from ..estimators.indefinite import IndefiniteSVC
 from .measure import measure
 from .protocol import best_similarity
 from .rule_comparison import ESTIMATOR_RULES, cross_validate_rules
@@ -241,7 +241,7 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
 def split_markdown(table: pd.DataFrame) -> str:
     """Test error mean ± sd over the splits per (similarity, method, rule), and the paired
     difference to denoise on the same similarity (bold where the paired t-test gives p <
-    :data:`indkernel.experiments.SIGNIFICANCE`)."""
+    :data:`indkernel.reproduction.experiments.SIGNIFICANCE`)."""
     from .experiments import paired
 
     lines = ["| similarity | method | test rule | test error % | − denoise (p) | fit s |",

@@ -182,10 +182,10 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
             run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
             return
-        alpha = problem.project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
+        alpha = problem._project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         if run.observe(alpha):
             return
-        g = problem.gradient(alpha) * width  # the gradient in t
+        g = problem._gradient(alpha) * width  # the gradient in t
         norm = float(np.linalg.norm(g))
         g = g / norm if norm > 0 else g
         direction = g - a * (a @ g) / (a @ a)  # the gradient within the hyperplane
@@ -207,7 +207,7 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         reach = np.min(slack[rate > 0] / rate[rate > 0])
         depth = 0.0
         if deep_cuts and norm > 0:  # f_best - f(x_k), less the round-off of f(x_k), in t's unit cut
-            gain = run.lower - problem.objective(alpha) - problem.objective_roundoff(alpha)
+            gain = run.lower - problem._objective(alpha) - problem.objective_roundoff(alpha)
             depth = min(max(gain, 0.0) / norm, 0.5 * reach * float(g @ direction))
         G, h = np.vstack([G, -g]), np.append(h, -g @ x - depth)
         run.details["most_cuts"] = max(run.details.get("most_cuts", 0), G.shape[0])

@@ -34,15 +34,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 import formulations
 
+from .._validation import check_binary_labels, check_kernel, check_two_samples, penalty_vector, sample_class_weights
 from . import multiclass
-from ._validation import check_binary_labels, check_kernel, check_two_samples, penalty_vector, sample_class_weights
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
 
 
 class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
     """What the baselines share: a square training similarity, any number of classes, and
-    ``decision_function_shape`` (:mod:`indkernel.multiclass`)."""
+    ``decision_function_shape`` (:mod:`indkernel.estimators.multiclass`)."""
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -139,7 +139,7 @@ class ModSVC(_PrecomputedClassifier):
     """Lin & Lin (2003): ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
     ``α, ξ >= 0`` (module docstring); convex for any K0. Solved by cvxpy (Clarabel); more than
     two classes by one-vs-one problems, ``decision_function_shape`` as in ``SVC``
-    (:mod:`indkernel.multiclass`).
+    (:mod:`indkernel.estimators.multiclass`).
 
     Parameters
     ----------

@@ -25,11 +25,11 @@ from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
-from . import datasets, kernels
-from .baselines import ModSVC, SpectrumSVC
-from .estimators import IndefiniteSVC, PerturbSVC
+from .. import datasets, kernels
+from ..estimators.baselines import ModSVC, SpectrumSVC
+from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
+from ..solvers.tracking import _positive_int
 from .protocol import Split, performance, random_split, select_and_test
-from .tracking import _positive_int
 
 #: table:data_stats of the paper: (# train, # test, λ_min, λ_max).
 PAPER_STATS = {

@@ -75,7 +75,7 @@ class MKLMaster:
                 break
             weights, mu = solved
             self._used[mu > 0] = self._used.max(initial=0) + 1
-            alpha = self.problem.project(np.tensordot(mu, np.array(self._alphas), axes=1))
+            alpha = self.problem._project(np.tensordot(mu, np.array(self._alphas), axes=1))
             lower = float(np.min(self._cuts_at(alpha)))
             if best is None or lower > best[0]:
                 best = (lower, alpha)

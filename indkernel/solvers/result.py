@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .certificate import Bracket
+from ..core.certificate import Bracket
 
 HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap", "scale"]
 

@@ -9,15 +9,15 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ..core.problem import IndefiniteProblem
+from ..core.rank_one import limited_threads
 from .accelerated_gradient import accelerated_gradient
 from .accpm import accpm
 from .direct_sdp import SDP_MAX_N, direct_sdp
 from .direct_sdp import refusal as sdp_refusal
 from .exchange import exchange
-from .problem import IndefiniteProblem
 from .projected_gradient import projected_gradient
 from .projected_newton import projected_newton
-from .rank_one import limited_threads
 from .result import SolveResult
 from .tracking import Run
 
@@ -70,7 +70,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         True, except for ``"newton"``, whose iterates are accurate enough that the free bound is
         as tight (``NO_REFINEMENT``).
     verbose : bool, a progress bar.
-    **options : passed to the method (see ``help(indkernel.solve.METHODS[name][0])``).
+    **options : passed to the method (see ``help(indkernel.solvers.registry.METHODS[name][0])``).
 
     Returns
     -------

@@ -16,8 +16,9 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
-from ._validation import check_positive_scalar
-from .problem import IndefiniteProblem
+from .._validation import check_positive_scalar
+from ..core.certificate import certify
+from ..core.problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
 #: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
@@ -117,7 +118,7 @@ class Run:
         """
         if not self.finite(alpha, "the iterate"):
             return True
-        certificate = self.problem.certify(alpha, refine=self.refine)
+        certificate = certify(self.problem, alpha, refine=self.refine)
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
         if certificate.lower > self.lower:

@@ -3,7 +3,7 @@
 The paper's Indefinite SVM is the best method on the Simpson similarities (USPS-3-5-SS: 96.43
 average against denoise's 94.98; USPS-4-6-SS: 99.01 against 98.96); in our tables it is not. The
 paper leaves four choices open, and each variant here changes one of them against the tables'
-protocol (:mod:`indkernel.experiments`), over the same random splits:
+protocol (:mod:`indkernel.reproduction.experiments`), over the same random splits:
 
 - the test-time rule of Indefinite SVM: the transductive heuristic (``ss:interpretation``, the
   tables' rule when this ablation was run) or the inductive (raw) rule ``K0(x, X_train) β + b``,
@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from . import kernels
-from .baselines import SpectrumSVC
-from .estimators import IndefiniteSVC
+from .. import kernels
+from ..estimators.baselines import SpectrumSVC
+from ..estimators.indefinite import IndefiniteSVC
+from ..solvers.tracking import _positive_int
 from .experiments import (
     FIT_TOL,
     PAPER_PERFORMANCE,
@@ -44,7 +45,6 @@ from .experiments import (
     paired,
 )
 from .protocol import performance, select_and_test
-from .tracking import _positive_int
 
 SIMPSON_SETS = ["USPS-3-5-SS", "USPS-4-6-SS"]
 DIGITS_SIMPSON_SETS = ["digits-3-5-SS", "digits-4-6-SS"]
@@ -130,7 +130,7 @@ def _inductive_test(estimator, params: dict, K: np.ndarray, data) -> dict:
 
 def summary(rows: pd.DataFrame, measure: str = "average") -> pd.DataFrame:
     """Per data set and variant: denoise's and Indefinite SVM's mean ``measure`` over the splits,
-    the paired difference (Indefinite SVM minus denoise, :func:`indkernel.experiments.paired`) and
+    the paired difference (Indefinite SVM minus denoise, :func:`indkernel.reproduction.experiments.paired`) and
     whether Indefinite SVM is ahead on average, as in the paper."""
     out = []
     for (name, variant), group in rows.groupby(["dataset", "variant"], sort=False):
