@@ -24,7 +24,7 @@ the free upper bound, the refined one and libsvm's fixed-kernel bound (the best 
 reach), and a profile of ``IndefiniteSVC(tol=1e-3).fit``. ``--threads`` times Hessian–vector
 products with BLAS on all its threads and on one (why projected Newton limits BLAS), and per size
 the eigendecomposition of K0 on all BLAS threads and on one, with the Newton solve right after it
-(why it runs on one thread below ``indkernel.core.proxy.EIGH_THREADS_FROM`` rows). ``--orders`` times
+(why it runs on one thread below ``indkernel.core.threads.EIGH_THREADS_FROM`` rows). ``--orders`` times
 the fit and the denoise fit in three orders (rested, alternated back to back, five in a row).
 """
 
@@ -44,7 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from indkernel import IndefiniteSVC, SVMProblem, solve
-from indkernel.core import proxy
+from indkernel.core import threads as thread_rules
 from indkernel.datasets import load_usps
 from indkernel.estimators.baselines import SpectrumSVC
 from indkernel.kernels import simpson
@@ -137,7 +137,7 @@ def diagnose(n: int) -> None:
 def threads(sizes, products: int = 50) -> None:
     """The thread rules. At the first size, projected Newton's: ms per Hessian–vector product near
     the optimum with BLAS on all its threads and on one (the products run on numba's threads),
-    alternated. At every size, the eigendecomposition's (``indkernel.core.proxy.EIGH_THREADS_FROM``):
+    alternated. At every size, the eigendecomposition's (``indkernel.core.threads.EIGH_THREADS_FROM``):
     the eigh of K0 on all BLAS threads or on one, then the first Newton solve to 1e-3 right after."""
     K0, y = problem_data(sizes[0])
     problem = SVMProblem(K0, y, C=C, rho=RHO)
@@ -147,19 +147,19 @@ def threads(sizes, products: int = 50) -> None:
         with threadpool_limits(limits=limit, user_api="blas"):
             spent = seconds(lambda: [hessian @ v for _ in range(products)])[0]
         print(f"n = {sizes[0]}, BLAS threads {'all' if limit is None else limit}: {1e3 * spent / products:.2f} ms per product")
-    rule = proxy.EIGH_THREADS_FROM
+    rule = thread_rules.EIGH_THREADS_FROM
     try:
         for n in sizes:
             K0, y = problem_data(n)
             for one_thread in (False, True) * 3:
-                proxy.EIGH_THREADS_FROM = np.inf if one_thread else 0
+                thread_rules.EIGH_THREADS_FROM = np.inf if one_thread else 0
                 problem = SVMProblem(K0, y, C=C, rho=RHO)
                 setup = seconds(problem.oracle.prepare)[0]
                 spent = seconds(lambda: solve(problem, "newton", tol=1e-3))[0]
                 print(f"n = {n}, eigh of K0 on {'one BLAS thread' if one_thread else 'all BLAS threads'}: "
                       f"eigh {setup:.3f} s, then newton 1e-3 {spent:.3f} s, together {setup + spent:.3f} s")
     finally:
-        proxy.EIGH_THREADS_FROM = rule
+        thread_rules.EIGH_THREADS_FROM = rule
 
 
 def orders(sizes, repeats: int = 5) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from indkernel import SVMProblem
-from indkernel.core import rank_one
+from indkernel.core import rank_one, threads
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
 from indkernel.reproduction.report import median_seconds, update_marked_block
@@ -103,15 +103,15 @@ def stages(sizes=(250, 2000), repeats: int = 35, pause: float = 0.5, seed: int =
         d, V0 = problem.oracle.spectrum
         points = [problem.project(rng.uniform(0, 10, n)) for _ in range(repeats + 1)]
         u, sigma, r = y * points[0], 1.0 / (4.0 * problem.rho), rng.standard_normal(n)  # u(α) = yα
-        threads = rank_one.threads_for(n)
-        with rank_one.limited_threads(threads):
+        count = threads.threads_for(n)
+        with threads.limited_threads(count):
             z = rank_one.transposed_product(V0, u)
             eigen = rank_one.rank_one_eigen(d, z, sigma)
             side = eigen.values < 0
             parts = {"secular equation": lambda: rank_one.rank_one_eigen(d, z, sigma),
                      "eigenvector sums": lambda: eigen.eigenvector_sums(side, r[:side.sum()]),
                      "products with V0": lambda: (rank_one.transposed_product(V0, u),
-                                                  rank_one.product(V0, z, threads))}
+                                                  rank_one.product(V0, z, count))}
             oracle_call(problem, points[-1:])()  # warm-up
             time.sleep(pause)  # (as in measure)
             call = median_seconds(oracle_call(problem, points), repeats)

@@ -17,7 +17,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 
 from indkernel import IndefiniteSVC, PerturbSVC
-from indkernel.core import proxy
+from indkernel.core import proxy, threads
 from indkernel.core.proxy import RankOneProxy
 from indkernel.estimators.baselines import ModSVC, SpectrumSVC, spectrum_transform
 from indkernel.kernels import simpson
@@ -170,10 +170,10 @@ def test_one_vs_one_pairs_are_decomposed_concurrently_on_one_blas_thread_each(fo
     X, y, _, _ = four_digits
     K = simpson(X)
     threads_inside, original = [], np.linalg.eigh
-    monkeypatch.setattr(np.linalg, "eigh", lambda A: threads_inside.append(proxy.blas_thread_count()) or original(A))
-    before = proxy.blas_thread_count()
+    monkeypatch.setattr(np.linalg, "eigh", lambda A: threads_inside.append(threads.blas_thread_count()) or original(A))
+    before = threads.blas_thread_count()
     model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6).fit(K, y)
-    assert threads_inside == [1] * 6 and proxy.blas_thread_count() == before
+    assert threads_inside == [1] * 6 and threads.blas_thread_count() == before
     for problem, rows, lower in zip(list(problems), model._task_rows, model.lower_bound_, strict=True):
         d, V = problem.oracle.spectrum
         assert V.flags.f_contiguous

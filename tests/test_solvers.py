@@ -285,10 +285,38 @@ def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
     assert numba.get_num_threads() == before
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_threads_caps_numba_and_blas_for_the_solve_and_restores_them():
+    """``solve(..., threads=1)``: every oracle call of a method that keeps all numba threads runs
+    on one, BLAS too; the caller's counts are back afterwards, after a failure too."""
+    import numba
+
+    from indkernel.core.proxy import RankOneProxy
+    from indkernel.core.threads import blas_thread_count
+
+    class Recording(RankOneProxy):
+        def __call__(self, u, rho):
+            self.seen.add((numba.get_num_threads(), blas_thread_count()))
+            return super().__call__(u, rho)
+
+    K0, y = FACTORIES["random"](12, 6)
+    before = numba.get_num_threads(), blas_thread_count()
+    for threads, expected in [(None, {before}), (1, {(1, 1)})]:
+        oracle = Recording(K0)
+        oracle.seen = set()
+        solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle), "apg", tol=1e-3, max_iter=5, threads=threads)
+        assert oracle.seen == expected and (numba.get_num_threads(), blas_thread_count()) == before
+    with pytest.raises(ValueError, match="threads"):
+        solve(SVMProblem(K0, y, C=2.0, rho=1.0), "apg", threads=0)
+    with pytest.raises(ValueError, match="length n=12"):  # raised inside the capped block
+        solve(SVMProblem(K0, y, C=2.0, rho=1.0), "apg", max_iter=5, threads=1, alpha0=np.ones(3))
+    assert (numba.get_num_threads(), blas_thread_count()) == before
+
+
 def test_limited_threads_restores_the_setting():
     import numba
 
-    from indkernel.core.rank_one import limited_threads
+    from indkernel.core.threads import limited_threads
 
     before = numba.get_num_threads()
     with pytest.raises(RuntimeError):

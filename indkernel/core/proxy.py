@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent import futures
-from functools import cache, cached_property
+from functools import cached_property
 
 import numba
 import numpy as np
 import scipy.linalg
-from threadpoolctl import ThreadpoolController
 
-from . import rank_one
+from . import rank_one, threads
 from .spectrum_cache import SPECTRA
+from .threads import blas_thread_count, blas_threads, limited_threads, threads_for
 
 #: Unit round-off of float64, and the factor ``p(n) = ROUNDOFF_FACTOR·n`` taken for LAPACK's
 #: backward error ``‖E‖_F <= p(n)·u·‖A‖_F`` of a symmetric eigendecomposition (LAPACK documents
@@ -153,29 +153,6 @@ def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float)
     return lambda q: diagonal * q + sigma * p * gamma(p * q)
 
 
-#: From this many rows the eigendecomposition of K0 runs on every BLAS thread, below on one: there
-#: it is as fast on one, and BLAS threads left spinning after a multi-threaded call slow the next
-#: ~0.1 s of the rank-one oracle's numba threads (``python figures/certified_speed.py --threads``).
-EIGH_THREADS_FROM = 1300
-
-
-@cache
-def _blas() -> ThreadpoolController:
-    """One controller of the loaded BLAS libraries: building one scans them (~3 ms, once per
-    limit with ``threadpool_limits``, which a fit of 45 one-vs-one problems paid 90 times)."""
-    return ThreadpoolController()
-
-
-def blas_threads(limit: int | None):
-    """Context manager: BLAS limited to ``limit`` threads inside the block (None: unchanged)."""
-    return _blas().limit(limits=limit, user_api="blas")
-
-
-def blas_thread_count() -> int:
-    """The threads BLAS may use now (the largest count of the loaded BLAS libraries)."""
-    return max((library["num_threads"] for library in _blas().select(user_api="blas").info()), default=1)
-
-
 class EighProxy:
     """Proxy oracle by a dense symmetric eigendecomposition of ``A = K0 + σuuᵀ`` per point.
 
@@ -193,7 +170,7 @@ class EighProxy:
     @cached_property
     def spectrum(self) -> tuple[np.ndarray, np.ndarray]:
         """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending (read-only arrays); on one
-        BLAS thread below :data:`EIGH_THREADS_FROM` rows. Taken from, or kept in, the process's
+        BLAS thread below :data:`indkernel.core.threads.EIGH_THREADS_FROM` rows. Taken from, or kept in, the process's
         store of spectra (:mod:`indkernel.core.spectrum_cache`), so the fits of a grid on one fold
         decompose its K0 once."""
         return SPECTRA.get(self.K0, "syevr", _scipy_eigh)
@@ -265,7 +242,7 @@ def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], obje
 
 
 def _scipy_eigh(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    with blas_threads(1 if K0.shape[0] < EIGH_THREADS_FROM else None):
+    with blas_threads(1 if K0.shape[0] < threads.EIGH_THREADS_FROM else None):
         return scipy.linalg.eigh(K0)
 
 
@@ -300,7 +277,7 @@ class RankOneProxy(EighProxy):
         self._probe = np.random.default_rng(0)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
-        with rank_one.limited_threads(rank_one.threads_for(u.size)):
+        with limited_threads(threads_for(u.size)):
             return self._update(u, rho)
 
     def _update(self, u: np.ndarray, rho: float) -> ProxyPoint:
@@ -340,8 +317,8 @@ class RankOneProxy(EighProxy):
 
         def multiply(v: np.ndarray) -> np.ndarray:
             """``K*v = V0 t``: ``t = WΛWᵀs`` (or ``A's - WΛWᵀs``) with ``s = V0ᵀv``, in V0 coordinates."""
-            threads = rank_one.threads_for(u.size)
-            with rank_one.limited_threads(threads):
+            threads = threads_for(u.size)
+            with limited_threads(threads):
                 s = rank_one.transposed_product(V0, v)
                 t = eigen.eigenvector_sums(side, np.zeros(values.size), s)[0]
                 if use_negative:
@@ -355,8 +332,8 @@ class RankOneProxy(EighProxy):
             middle = divided_difference_operator(eigen.values, W.T @ z, sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
-                threads = rank_one.threads_for(u.size)
-                with rank_one.limited_threads(threads):
+                threads = threads_for(u.size)
+                with limited_threads(threads):
                     q = rank_one.transposed_product(W, rank_one.transposed_product(V0, v))
                     return rank_one.product(V0, rank_one.product(W, middle(q), threads), threads)
 
@@ -367,8 +344,8 @@ class RankOneProxy(EighProxy):
             W of the smaller side (O(nm)) on each call."""
             positive = eigen.values > 0
             few = positive.sum() <= positive.size // 2
-            threads = rank_one.threads_for(u.size)
-            with rank_one.limited_threads(threads):
+            threads = threads_for(u.size)
+            with limited_threads(threads):
                 s = rank_one.transposed_product(V0, v)
                 t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
                 return rank_one.product(V0, t, threads)

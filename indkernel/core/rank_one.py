@@ -39,7 +39,6 @@ Numba compiles once per machine (``cache=True``); the only new dependency is num
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
@@ -51,28 +50,6 @@ MAX_STEPS = 100
 #: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
 #: have the same sign, so any order has the same error bound). Only these sums use it.
 _SUMS = {"reassoc", "contract"}
-
-
-#: Below this many poles the compiled code runs on the calling thread alone: threads gained
-#: nothing at n = 250 (0.4-0.6 ms either way) and halved the time from n = 500 on.
-PARALLEL_FROM = 500
-
-
-def threads_for(n: int) -> int:
-    """Numba threads for an update of n poles: all of them from ``PARALLEL_FROM`` on, else one."""
-    return numba.get_num_threads() if n >= PARALLEL_FROM else 1
-
-
-@contextmanager
-def limited_threads(count: int):
-    """Numba's threads for the compiled code limited to ``count`` inside the block (1: the calling
-    thread alone, the others left asleep), the previous number restored after."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(count, previous)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 class SecularEquationError(RuntimeError):

@@ -64,13 +64,13 @@ from ..core.proxy import (
     EighProxy,
     MercerProxy,
     RankOneProxy,
-    blas_thread_count,
     decompose_concurrently,
     make_oracle,
     psd_part,
 )
 from ..core.svm_problem import PerturbSVMProblem, SVMProblem
 from ..core.svr_problem import SVRProblem
+from ..core.threads import blas_thread_count
 from ..solvers.registry import METHODS, method_options, solve
 from . import multiclass, progress
 

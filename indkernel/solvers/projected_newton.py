@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.proxy import blas_threads
 from ..core.tangent_cg import on_hyperplane, tangent_cg
+from ..core.threads import blas_threads
 from .accelerated_gradient import gradient_projection_step
 from .tracking import Run, _positive_int
 

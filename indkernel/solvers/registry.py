@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.problem import IndefiniteProblem
-from ..core.rank_one import limited_threads
+from ..core.threads import at_most, limited_threads
 from .accelerated_gradient import accelerated_gradient
 from .accpm import accpm
 from .direct_sdp import SDP_MAX_N, direct_sdp
@@ -19,7 +19,7 @@ from .exchange import exchange
 from .projected_gradient import projected_gradient
 from .projected_newton import projected_newton
 from .result import SolveResult
-from .tracking import Run
+from .tracking import Run, _positive_int
 
 #: The methods by name, with the iteration cap each gets by default.
 METHODS: dict[str, tuple[Callable[..., None], int]] = {
@@ -44,7 +44,7 @@ NO_REFINEMENT = {"newton"}
 
 def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e-6, absolute: bool = False,
           max_iter: int | None = None, time_limit: float | None = None, refine: bool | None = None,
-          verbose: bool = False, **options) -> SolveResult:
+          threads: int | None = None, verbose: bool = False, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
     Parameters
@@ -69,6 +69,12 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only. Default:
         True, except for ``"newton"``, whose iterates are accurate enough that the free bound is
         as tight (``NO_REFINEMENT``).
+    threads : int, optional
+        At most this many threads for the compiled oracle (numba) and for BLAS during the solve;
+        default: as many as they have. Inside that cap the sizes and the method choose
+        (:mod:`indkernel.core.threads`: one thread for small updates, for ACCPM's and the conic
+        methods' oracle, and for BLAS during Newton's products); the caller's settings are restored
+        when the solve returns.
     verbose : bool, a progress bar.
     **options : passed to the method (see ``help(indkernel.solvers.registry.METHODS[name][0])``).
 
@@ -89,23 +95,26 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     unknown = set(options) - accepted
     if unknown:
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
+    if threads is not None:
+        threads = _positive_int(threads, "threads")
     if refine is None:
         refine = method not in NO_REFINEMENT
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
               time_limit=time_limit, refine=refine, verbose=verbose)
-    prepare = getattr(problem.oracle, "prepare", None)
-    if prepare is not None:  # the one O(n³) step, inside the run's clock
-        prepare()
-        run.setup_seconds = run.seconds
-    only = problem.only_point()
-    with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
-        if only is not None:  # nothing to optimize: A is one point
-            for _ in run.iterations():
-                run.observe(only)
-                if run.status is None:
-                    run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
-        else:
-            function(problem, run, **options)
+    with at_most(threads):
+        prepare = getattr(problem.oracle, "prepare", None)
+        if prepare is not None:  # the one O(n³) step, inside the run's clock
+            prepare()
+            run.setup_seconds = run.seconds
+        only = problem.only_point()
+        with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
+            if only is not None:  # nothing to optimize: A is one point
+                for _ in run.iterations():
+                    run.observe(only)
+                    if run.status is None:
+                        run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
+            else:
+                function(problem, run, **options)
     return run.result()
 
 

@@ -1,0 +1,67 @@
+"""Where indkernel decides how many threads its compiled code and BLAS use: the size rules of the
+oracle (numba's threads for a rank-one update, BLAS's for the eigendecomposition of K0) and the
+caps a solve sets, each a context that restores the caller's settings when it ends. Nothing here
+changes a setting for longer than its block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from functools import cache
+
+import numba
+from threadpoolctl import ThreadpoolController
+
+#: Below this many poles the compiled rank-one update runs on the calling thread alone: threads
+#: gained nothing at n = 250 and halved the time from n = 500 on (``figures/oracle_benchmark.py``).
+PARALLEL_FROM = 500
+#: From this many rows the eigendecomposition of K0 runs on every BLAS thread, below on one: there
+#: it is as fast on one, and BLAS threads left spinning after a multi-threaded call slow the next
+#: ~0.1 s of the rank-one oracle's numba threads (``python figures/certified_speed.py --threads``).
+EIGH_THREADS_FROM = 1300
+
+
+def threads_for(n: int) -> int:
+    """Numba threads for an update of n poles: all of them from ``PARALLEL_FROM`` on, else one."""
+    return numba.get_num_threads() if n >= PARALLEL_FROM else 1
+
+
+@contextmanager
+def limited_threads(count: int) -> Iterator[None]:
+    """Numba's threads for the compiled code limited to ``count`` inside the block (1: the calling
+    thread alone, the others left asleep), the previous number restored after."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(count, previous)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    """One controller of the loaded BLAS libraries: building one scans them (~3 ms, once per
+    limit with ``threadpool_limits``, which a fit of 45 one-vs-one problems paid 90 times)."""
+    return ThreadpoolController()
+
+
+def blas_threads(limit: int | None):
+    """Context manager: BLAS limited to ``limit`` threads inside the block (None: unchanged)."""
+    return _blas().limit(limits=limit, user_api="blas")
+
+
+def blas_thread_count() -> int:
+    """The threads BLAS may use now (the largest count of the loaded BLAS libraries)."""
+    return max((library["num_threads"] for library in _blas().select(user_api="blas").info()), default=1)
+
+
+@contextmanager
+def at_most(threads: int | None) -> Iterator[None]:
+    """Numba and BLAS on at most ``threads`` threads inside the block (None: as they are); the
+    size rules above then choose below that cap, and both counts are restored after."""
+    with ExitStack() as stack:
+        if threads is not None:
+            stack.enter_context(limited_threads(threads))
+            stack.enter_context(blas_threads(min(threads, blas_thread_count())))
+        yield
