@@ -8,8 +8,8 @@ from ..core.problem import IndefiniteProblem
 from .models import maxmin_model
 from .tracking import Run
 
-#: Above this size the SDP route is refused: Clarabel took 107 s at n = 100 (DESIGN.md) and the
-#: model grows as n², the interior-point work as n⁶ (see the size table in the README).
+#: Above this size the SDP route is refused: the model grows as n², the interior-point work as n⁶
+#: (``figures/formulation_sizes.py`` times it).
 SDP_MAX_N = 100
 
 

@@ -32,8 +32,7 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 }
 #: Methods whose own steps are dense linear algebra (ACCPM's Newton steps, the conic solves):
 #: they run the rank-one oracle on one thread, because the oracle's threads and BLAS's threads
-#: slow each other down (``python figures/solver_benchmark.py --thread-rule``: 15 ACCPM iterations
-#: at n = 600 took 5.0-5.7 s with this rule and 6.2-6.5 s without, on 2 cores).
+#: slow each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
 #: Methods certified with the free bound unless ``refine=True``: the projected Newton iterates are
 #: accurate enough that the refinement does not lower it (``python figures/certified_speed.py
