@@ -37,7 +37,9 @@ nb_execution_raise_on_error = True
 templates_path = ["_templates"]
 autosummary_generate = True
 # scikit-learn's generated metadata-routing setters and get/set_params are its API, documented there
-autodoc_default_options = {"members": True, "exclude-members": "set_fit_request, set_predict_request, "
+# ignore-module-all: a subpackage's page shows its docstring, not again the objects it re-exports
+autodoc_default_options = {"members": True, "ignore-module-all": True,
+                           "exclude-members": "set_fit_request, set_predict_request, "
                            "set_score_request, get_metadata_routing, get_params, set_params"}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
