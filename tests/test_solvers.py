@@ -474,6 +474,32 @@ def test_exchange_with_either_master_reaches_the_optimum(master):
     assert result.upper - result.lower <= 1e-4 * result.scale
 
 
+def test_exchange_options_are_used_checked_and_their_defaults_documented():
+    """The documented defaults are the default run; each MKL master option changes the rounds
+    and still certifies; bad values are refused by name before any work."""
+    from indkernel.solvers.exchange import exchange
+
+    K0, y = FACTORIES["digits"](24, 5)
+    problem = SVMProblem(K0, y, C=2.0, rho=0.5)
+    documented = dict(inactive_tol=1e-7, stall_rounds=50, stall_shrink=0.1, mkl_tol=1e-2, mkl_steps=100,
+                      mkl_points=50, mkl_box=0.25)
+    assert {name: inspect.signature(exchange).parameters[name].default for name in documented} == documented
+
+    def rounds(**options):
+        result = solve(problem, "exchange", master="mkl", tol=1e-4, **options)
+        assert result.status == "optimal"
+        return result.history.drop(columns="time")
+
+    default = rounds()
+    assert rounds(**documented).equals(default)
+    for option in (dict(mkl_steps=2), dict(mkl_box=1.0), dict(mkl_points=2), dict(mkl_tol=0.5)):
+        assert not rounds(**option).equals(default), option
+    for name, bad in [("stall_rounds", 0), ("stall_shrink", -0.1), ("mkl_tol", 0.0), ("mkl_points", 0),
+                      ("mkl_box", -1.0), ("inactive_tol", -1.0)]:
+        with pytest.raises(ValueError, match=name):
+            solve(problem, "exchange", **{name: bad})
+
+
 def test_exchange_refuses_an_unknown_master():
     K0, y = FACTORIES["digits"](8, 0)
     with pytest.raises(ValueError, match=r"master must be one of \('conic', 'mkl'\); got 'mosek'"):

@@ -19,7 +19,7 @@ MASTERS = ("conic", "mkl")
 
 def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", solver: str = formulations.DEFAULT_SOLVER,
              inactive_tol: float = 1e-7, stall_rounds: int = 50, stall_shrink: float = 0.1, mkl_tol: float = 1e-2,
-             mkl_steps: int = 100) -> None:
+             mkl_steps: int = 100, mkl_points: int = 50, mkl_box: float = 0.25) -> None:
     """Solve the SIQCLP master ``eq:SIQCLP_master`` over a growing set of kernels (``alg:exchange``).
 
     Starts from ``K_1 = K*(0)`` (``(K0)_+`` for the plain problems); each round solves the
@@ -59,6 +59,9 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     mkl_tol, mkl_steps : float and int, default 1e-2 and 100
         The MKL master's tolerance as a fraction of the run's target gap, and its inner libsvm
         solves at most per master.
+    mkl_points, mkl_box : int and float, default 50 and 0.25
+        The MKL master's inner points kept at most and its first box half-width
+        (:class:`indkernel.solvers.mkl_master.MKLMaster`).
     """
     if master not in MASTERS:
         raise ValueError(f"master must be one of {MASTERS}; got {master!r}")
@@ -67,8 +70,11 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     stall_shrink = check_positive_scalar(stall_shrink, "stall_shrink", "the fraction the gap must shrink by")
     mkl_tol = check_positive_scalar(mkl_tol, "mkl_tol", "the MKL master's tolerance relative to the run's")
     mkl_steps = _positive_int(mkl_steps, "mkl_steps")
+    mkl_points = _positive_int(mkl_points, "mkl_points")
+    mkl_box = check_positive_scalar(mkl_box, "mkl_box", "the MKL master's first box half-width")
     first = problem.proxy_kernel(np.zeros(problem.dim))
-    solve_master = (_mkl_rounds(problem, run, mkl_tol, mkl_steps) if master == "mkl"
+    solve_master = (_mkl_rounds(run, mkl_tol, mkl_steps, MKLMaster(problem, max_points=mkl_points, box=mkl_box))
+                    if master == "mkl"
                     else _conic_rounds(problem, run, solver))
     own_gaps = run.details.setdefault("exchange_gaps", [])
     certified_gaps = []
@@ -95,9 +101,8 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
         new = problem.proxy_kernel(alpha)
 
 
-def _mkl_rounds(problem: IndefiniteProblem, run: Run, mkl_tol: float, mkl_steps: int):
+def _mkl_rounds(run: Run, mkl_tol: float, mkl_steps: int, mkl: MKLMaster):
     """``solve_master(keep, new)`` by :class:`MKLMaster`: ``(t, α, multipliers)``, or None once the run ended."""
-    mkl = MKLMaster(problem)
 
     def solve_master(keep: list[int], new: np.ndarray):
         mkl.set_kernels(keep, new)

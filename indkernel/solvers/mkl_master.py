@@ -24,17 +24,22 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
-#: Kept inner points at most (the oldest unused are dropped first).
-MAX_POINTS = 50
-#: The first half-width of the box around the best weights (boxstep, Marsten et al. 1975).
-BOX = 0.25
-
 
 class MKLMaster:
-    """The cutting-plane solver of the SIQCLP master for one problem (see the module docstring)."""
+    """The cutting-plane solver of the SIQCLP master for one problem (see the module docstring).
 
-    def __init__(self, problem):
+    Parameters
+    ----------
+    problem : IndefiniteProblem
+    max_points : int, default 50
+        Inner points kept at most (the least recently useful are dropped first).
+    box : float, default 0.25
+        The first half-width of the box around the best kernel weights (boxstep, Marsten et al. 1975).
+    """
+
+    def __init__(self, problem, *, max_points: int = 50, box: float = 0.25):
         self.problem = problem
+        self.max_points, self.box = max_points, box
         self.kernels: list[np.ndarray] = []
         self.offsets = np.zeros(0)
         self._alphas: list[np.ndarray] = []
@@ -61,7 +66,7 @@ class MKLMaster:
         m = len(self.kernels)
         weights = np.full(m, 1.0 / m)
         upper, best = np.inf, None
-        center, box = weights, BOX
+        center, box = weights, self.box
         for _ in range(max_steps):
             value = self._add_point(weights)
             if value < upper:  # a serious step: the box moves to the new weights and grows
@@ -119,9 +124,9 @@ class MKLMaster:
         return np.maximum(result.x[:m], 0.0), mu / mu.sum()
 
     def _forget(self) -> None:
-        """Keep at most MAX_POINTS points, the most recently useful."""
-        if len(self._alphas) <= MAX_POINTS:
+        """Keep at most ``max_points`` points, the most recently useful."""
+        if len(self._alphas) <= self.max_points:
             return
-        keep = np.sort(np.argsort(-self._used, kind="stable")[:MAX_POINTS])
+        keep = np.sort(np.argsort(-self._used, kind="stable")[:self.max_points])
         self._alphas = [self._alphas[j] for j in keep]
         self._U, self._linear, self._Q, self._used = self._U[:, keep], self._linear[keep], self._Q[keep], self._used[keep]
