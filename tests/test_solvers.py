@@ -339,6 +339,12 @@ def test_projected_newton_converges_in_a_few_iterations(kind, n, seed, rho):
     assert abs(newton.lower - apg.lower) <= 1e-8 * newton.scale
 
 
+def same_run(a, b, rtol: float = 1e-12) -> bool:
+    """The same iterates and brackets, up to the rounding that BLAS's threads may reorder."""
+    a, b = (r.history.drop(columns="time").to_numpy() for r in (a, b))
+    return a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=0.0)
+
+
 def newton_default(option: str):
     """The default of one of projected Newton's options, from its signature."""
     return inspect.signature(projected_newton).parameters[option].default
@@ -355,14 +361,11 @@ def test_newton_options_are_used_checked_and_their_defaults_documented():
     assert {name: newton_default(name) for name in documented} == documented
     assert all(f"{name} :" in projected_newton.__doc__ or f" {name}," in projected_newton.__doc__
                for name in documented)
-    def steps(result):
-        return result.history.drop(columns="time")
-
     default = solve(problem, "newton", tol=1e-8)
-    assert steps(solve(problem, "newton", tol=1e-8, **documented)).equals(steps(default))
+    assert same_run(solve(problem, "newton", tol=1e-8, **documented), default)
     for options in (dict(gradient_armijo=0.9), dict(extrapolate=5.0), dict(shift=1e-2), dict(cg_steps=2)):
         other = solve(problem, "newton", tol=1e-8, **options)
-        assert other.status == "optimal" and not steps(other).equals(steps(default)), options
+        assert other.status == "optimal" and not same_run(other, default, rtol=1e-6), options
         assert abs(other.lower - default.lower) <= 1e-8 * default.scale
     for name, bad in [("armijo", 1.0), ("gradient_armijo", 0.0), ("extrapolate", -1.0), ("max_halvings", 0),
                       ("shift", -1e-3)]:
@@ -479,21 +482,21 @@ def test_exchange_options_are_used_checked_and_their_defaults_documented():
     and still certifies; bad values are refused by name before any work."""
     from indkernel.solvers.exchange import exchange
 
-    K0, y = FACTORIES["digits"](24, 5)
+    K0, y = FACTORIES["digits"](12, 5)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)
     documented = dict(inactive_tol=1e-7, stall_rounds=50, stall_shrink=0.1, mkl_tol=1e-2, mkl_steps=100,
                       mkl_points=50, mkl_box=0.25)
     assert {name: inspect.signature(exchange).parameters[name].default for name in documented} == documented
 
     def rounds(**options):
-        result = solve(problem, "exchange", master="mkl", tol=1e-4, **options)
+        result = solve(problem, "exchange", master="mkl", tol=1e-2, **options)
         assert result.status == "optimal"
-        return result.history.drop(columns="time")
+        return result
 
     default = rounds()
-    assert rounds(**documented).equals(default)
+    assert same_run(rounds(**documented), default)
     for option in (dict(mkl_steps=2), dict(mkl_box=1.0), dict(mkl_points=2), dict(mkl_tol=0.5)):
-        assert not rounds(**option).equals(default), option
+        assert not same_run(rounds(**option), default, rtol=1e-6), option
     for name, bad in [("stall_rounds", 0), ("stall_shrink", -0.1), ("mkl_tol", 0.0), ("mkl_points", 0),
                       ("mkl_box", -1.0), ("inactive_tol", -1.0)]:
         with pytest.raises(ValueError, match=name):

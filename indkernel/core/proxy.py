@@ -309,7 +309,8 @@ class RankOneProxy(EighProxy):
                                      4 * np.sqrt(u.size) * backward)
 
         def make_kernel() -> np.ndarray:
-            Y = V0 @ eigen.vectors(side)
+            with limited_threads(threads_for(u.size)):
+                Y = V0 @ eigen.vectors(side)
             K = (Y * values) @ Y.T
             if use_negative:
                 K = self.K0 + sigma * np.outer(u, u) - K
@@ -328,7 +329,8 @@ class RankOneProxy(EighProxy):
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
             """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
             array, O(n²) to form); each product two passes over V0 and two over W."""
-            W = np.asfortranarray(eigen.vectors(slice(None)))
+            with limited_threads(threads_for(u.size)):
+                W = np.asfortranarray(eigen.vectors(slice(None)))
             middle = divided_difference_operator(eigen.values, W.T @ z, sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
