@@ -32,7 +32,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     the paper's route, which used MOSEK. ``master="mkl"`` solves the master as regularized
     multiple kernel learning (:class:`indkernel.solvers.mkl_master.MKLMaster`: cutting planes in the
     kernel weights, one libsvm solve each, warm from round to round), the route the paper
-    suggests: from n = 100 on its rounds cost 2-12x less (the README's timing figure, which uses
+    suggests: from n = 100 on its rounds cost 2-12x less (the results page's timing figure, which uses
     it); below, and at tight tolerances, the conic master is faster and more accurate.
 
     In exact arithmetic the master value ``t_i`` bounds ``p*`` from above, so the method's own

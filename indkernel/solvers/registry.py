@@ -35,9 +35,8 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 #: slow each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
 #: Methods certified with the free bound unless ``refine=True``: the projected Newton iterates are
-#: accurate enough that the refinement does not lower it (``python figures/certified_speed.py
-#: --diagnose``: at n = 767 the free upper bound is at most 15 % farther from p* than the refined
-#: one at every Newton iterate it prints), so it would only cost time.
+#: accurate enough that the refinement barely lowers it, so it would only cost time
+#: (``python figures/certified_speed.py --diagnose`` compares the two bounds at every iterate).
 NO_REFINEMENT = {"newton"}
 
 
@@ -50,7 +49,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     ----------
     problem : IndefiniteProblem (e.g. :class:`indkernel.SVMProblem`)
     method : str, default "newton"
-        ``"newton"`` projected Newton with the exact Hessian (the fastest: the README's
+        ``"newton"`` projected Newton with the exact Hessian (the fastest: the results page's
         certified-speed table), ``"pg"`` the paper's projected gradient (``alg:proj_grad``),
         ``"apg"`` accelerated projected gradient (no step size to tune), ``"accpm"`` analytic center cutting planes
         (``alg:accpm``), ``"exchange"`` the SIQCLP exchange method (``alg:exchange``), ``"sdp"``
