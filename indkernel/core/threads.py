@@ -32,11 +32,7 @@ def limited_threads(count: int) -> Iterator[None]:
     """Numba's threads for the compiled code limited to ``count`` inside the block (1: the calling
     thread alone, the others left asleep), the previous number restored after."""
     previous = numba.get_num_threads()
-    target = max(1, min(count, previous))
-    if target == previous:  # nothing to limit (the common case inside a solve's own limit)
-        yield
-        return
-    numba.set_num_threads(target)
+    numba.set_num_threads(max(1, min(count, previous)))
     try:
         yield
     finally:
