@@ -83,17 +83,16 @@ FIT_TOL = 1e-4
 #: Random splits of the whole protocol by default: ``indkernel tables`` (full) and ``--quick``.
 SPLITS = {"full": 10, "quick": 2}
 #: Minutes one split of the whole protocol took on this project's 2-core machine, per mode, for
-#: the estimate printed before a run (full: ``indkernel tables --splits 10``, 130.0 minutes with
-#: two splits at a time, so 26.0 per split; quick: ``python figures/tables.py --quick --splits 1``).
-MINUTES_PER_SPLIT = {"full": 26.0, "quick": 0.1}
+#: the estimate printed before a run (full: ``indkernel tables --splits 10``, 98.6 minutes with
+#: two splits at a time, so 19.7 per split; quick: ``python figures/tables.py --quick --splits 1``).
+MINUTES_PER_SPLIT = {"full": 19.7, "quick": 0.1}
 #: Minutes each data set took of such a split (its ``seconds`` column in that run, the
 #: perturbation sets sharing the rest), for the estimate of a rerun of some of them.
-SET_MINUTES = {"USPS-3-5-SS": 1.5, "USPS-3-5-TD1": 3.8, "USPS-4-6-SS": 2.0, "USPS-4-6-TD1": 5.1, "diabetes-sig": 1.7,
-               "german-sig": 2.6, "a1a-sig": 8.1, **dict.fromkeys(PERTURB_SETS, 0.3)}
+SET_MINUTES = {"USPS-3-5-SS": 1.2, "USPS-3-5-TD1": 3.1, "USPS-4-6-SS": 1.5, "USPS-4-6-TD1": 3.9, "diabetes-sig": 1.2,
+               "german-sig": 2.0, "a1a-sig": 6.0, **dict.fromkeys(PERTURB_SETS, 0.1)}
 #: CPU minutes each method of ``table:gen_performance`` took over the ten splits (the ``seconds``
-#: column of the committed tables; Indefinite SVM's from its rerun with the consistent rule), for
-#: the estimate of a rerun of some methods (``--methods``).
-METHOD_MINUTES = {"Denoise": 9.1, "Flip": 8.5, "Shift": 6.6, "Mod SVM": 199.1, "SVM": 1.0, "Indefinite SVM": 21.7}
+#: column of the committed tables), for the estimate of a rerun of some methods (``--methods``).
+METHOD_MINUTES = {"Denoise": 6.5, "Flip": 6.3, "Shift": 4.9, "Mod SVM": 151.7, "SVM": 0.7, "Indefinite SVM": 18.9}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
