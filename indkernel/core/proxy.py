@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from concurrent import futures
 from functools import cached_property
 
-import numba
 import numpy as np
 import scipy.linalg
 
@@ -277,10 +276,12 @@ class RankOneProxy(EighProxy):
         self._probe = np.random.default_rng(0)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
-        with limited_threads(threads_for(u.size)):
-            return self._update(u, rho)
+        threads = threads_for(u.size)
+        with limited_threads(threads):
+            return self._update(u, rho, threads)
 
-    def _update(self, u: np.ndarray, rho: float) -> ProxyPoint:
+    def _update(self, u: np.ndarray, rho: float, threads: int) -> ProxyPoint:
+        """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads."""
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
         z = rank_one.transposed_product(V0, u)
@@ -298,7 +299,7 @@ class RankOneProxy(EighProxy):
         if not backward <= self.CHECK_TOL:
             return self._fall_back(u, rho)
         uu = u @ u
-        Ku = rank_one.product(V0, d * z - t if use_negative else t, numba.get_num_threads())
+        Ku = rank_one.product(V0, d * z - t if use_negative else t, threads)
         if use_negative:
             Ku += sigma * uu * u
         neg_values = eigen.values[negative]
@@ -309,7 +310,7 @@ class RankOneProxy(EighProxy):
                                      4 * np.sqrt(u.size) * backward)
 
         def make_kernel() -> np.ndarray:
-            with limited_threads(threads_for(u.size)):
+            with limited_threads(threads):
                 Y = V0 @ eigen.vectors(side)
             K = (Y * values) @ Y.T
             if use_negative:
@@ -318,7 +319,6 @@ class RankOneProxy(EighProxy):
 
         def multiply(v: np.ndarray) -> np.ndarray:
             """``K*v = V0 t``: ``t = WΛWᵀs`` (or ``A's - WΛWᵀs``) with ``s = V0ᵀv``, in V0 coordinates."""
-            threads = threads_for(u.size)
             with limited_threads(threads):
                 s = rank_one.transposed_product(V0, v)
                 t = eigen.eigenvector_sums(side, np.zeros(values.size), s)[0]
@@ -329,12 +329,11 @@ class RankOneProxy(EighProxy):
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
             """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
             array, O(n²) to form); each product two passes over V0 and two over W."""
-            with limited_threads(threads_for(u.size)):
+            with limited_threads(threads):
                 W = np.asfortranarray(eigen.vectors(slice(None)))
             middle = divided_difference_operator(eigen.values, W.T @ z, sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
-                threads = threads_for(u.size)
                 with limited_threads(threads):
                     q = rank_one.transposed_product(W, rank_one.transposed_product(V0, v))
                     return rank_one.product(V0, rank_one.product(W, middle(q), threads), threads)
@@ -346,7 +345,6 @@ class RankOneProxy(EighProxy):
             W of the smaller side (O(nm)) on each call."""
             positive = eigen.values > 0
             few = positive.sum() <= positive.size // 2
-            threads = threads_for(u.size)
             with limited_threads(threads):
                 s = rank_one.transposed_product(V0, v)
                 t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
