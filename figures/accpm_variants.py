@@ -71,7 +71,7 @@ def table(n: int, runs: int, iterations: int, digits: bool) -> pd.DataFrame:
         for name, options in VARIANTS.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                result = solve(problem, "accpm", tol=1e-10, max_iter=iterations, refine=True, **options)
+                result = solve(problem, "accpm", tol=1e-10, max_iter=iterations, bound="refined", **options)
             rows.append(dict(variant=name, run=run, status=result.status, **summary(result)))
         print(f"subset {run + 1} of {runs} done", flush=True)
     frame = pd.DataFrame(rows)

@@ -122,8 +122,8 @@ def diagnose(n: int) -> None:
     print(f"n = {n}: p* >= {optimum:.6f} (newton, certified 1e-10 or round-off)")
     for method, counts in (("apg", (20, 40, 60)), ("newton", range(3, 9))):
         for iterations in counts:
-            alpha = solve(problem, method, tol=1e-12, max_iter=iterations, refine=False).alpha
-            free, refined = problem.certify(alpha, refine=False), problem.certify(alpha)
+            alpha = solve(problem, method, tol=1e-12, max_iter=iterations, bound="free").alpha
+            free, refined = problem.certify(alpha, bound="free"), problem.certify(alpha)
             libsvm = problem.upper_bound(alpha, problem.libsvm_dual_coef(alpha))
             print(f"{method} after {iterations} iterations: (p* - lower)/scale = "
                   f"{(optimum - free.lower) / free.scale:.2e}, (upper - p*)/scale: free {(free.upper - optimum) / free.scale:.2e},"

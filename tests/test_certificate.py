@@ -26,7 +26,7 @@ def test_gap_is_tiny_at_an_independent_optimum(kind, n, seed, rho, oracle):
     K0, y = FACTORIES[kind](n, seed)
     p = SVMProblem(K0, y, C=2.0, rho=rho, oracle=oracle)
     alpha = p.project(alpha_star)
-    free, refined = p.certify(alpha, refine=False), p.certify(alpha, refine=True)
+    free, refined = p.certify(alpha, bound="free"), p.certify(alpha, bound="refined")
     assert 0 <= refined.gap <= 1e-6 * abs(refined.lower)
     assert refined.upper <= free.upper and refined.lower == free.lower
     assert free.lower - 1e-8 * abs(p_star) <= p_star <= refined.upper + 1e-8 * abs(p_star)
@@ -39,7 +39,7 @@ def test_free_gap_identity(kind, n, seed):
     K0, y = FACTORIES[kind](n, seed)
     p = SVMProblem(K0, y, C=np.linspace(0.5, 3.0, n), rho=0.7)
     alpha = p.project(np.random.default_rng(seed).uniform(0, 3, n))
-    cert = p.certify(alpha, refine=False)
+    cert = p.certify(alpha, bound="free")
     margins = y * (p.proxy_kernel(alpha) @ (y * alpha) + cert.intercept)
     expected = alpha @ np.maximum(margins - 1, 0) + (p.C - alpha) @ np.maximum(1 - margins, 0)
     assert cert.gap == pytest.approx(expected, rel=1e-10)
@@ -68,7 +68,7 @@ def random_problem():
 def test_bracket_holds_at_random_feasible_points(random_problem, x):
     p, p_star = random_problem
     alpha = p.project(x)
-    cert = p.certify(alpha, refine=False)
+    cert = p.certify(alpha, bound="free")
     assert cert.gap >= 0
     assert cert.lower <= p_star + 1e-9 * abs(p_star)
     assert cert.upper >= p_star - 1e-9 * abs(p_star)
@@ -79,7 +79,7 @@ def test_bracket_holds_at_random_feasible_points(random_problem, x):
 def test_refined_bracket_holds_and_never_loosens(random_problem, x):
     p, p_star = random_problem
     alpha = p.project(x)
-    free, refined = p.certify(alpha, refine=False), p.certify(alpha, refine=True)
+    free, refined = p.certify(alpha, bound="free"), p.certify(alpha, bound="refined")
     assert p_star - 1e-9 * abs(p_star) <= refined.upper <= free.upper
 
 
@@ -106,10 +106,10 @@ def test_refinement_against_libsvm(kind, n, seed, rho):
     far = p.project(np.random.default_rng(seed).uniform(0, 2, n))
     for alpha in (near, far):
         libsvm = p.upper_bound(alpha, p.libsvm_dual_coef(alpha))
-        refined, free = p.certify(alpha), p.certify(alpha, refine=False)
+        refined, free = p.certify(alpha), p.certify(alpha, bound="free")
         assert libsvm >= p_star - 1e-8 * abs(p_star) and refined.upper >= p_star - 1e-8 * abs(p_star)
         assert refined.upper <= free.upper
-    assert refined.source in ("free", "newton")
+    assert refined.source in ("free", "tight")
     near_refined = p.certify(near)
     assert near_refined.upper <= p.upper_bound(near, p.libsvm_dual_coef(near)) + 1e-9 * near_refined.scale
 

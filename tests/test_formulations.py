@@ -10,7 +10,7 @@ from sklearn.svm import SVC, SVR, OneClassSVM
 
 import formulations as F
 from indkernel import SVMProblem
-from indkernel.core.problem import libsvm_quietly  # libsvm cycles on singular kernels: cap and go on
+from indkernel.core.problem import libsvm_fit  # libsvm cycles on singular kernels: cap and go on
 
 #: Relative tolerances per solver, from measurements with formulations.ACCURATE settings:
 #: "value" for optimal values, "minmax" for the matrix_frac form of the min-max primal (SCS ends
@@ -105,7 +105,8 @@ def test_dual_qp_equals_libsvm_value_and_primal(solver, seed):
     for _, K, y in psd_kernels(seed):
         C = 1.5
         value = solve(F.dual_qp(K, y, C), solver)
-        svc = libsvm_quietly(SVC(C=C, kernel="precomputed", tol=1e-10, max_iter=100_000), K, y)
+        svc = SVC(C=C, kernel="precomputed", tol=1e-10, max_iter=100_000)
+        libsvm_fit(svc, 100_000, K, y)
         beta = np.zeros(len(y))
         beta[svc.support_] = svc.dual_coef_[0]
         alpha = y * beta
@@ -119,13 +120,15 @@ def test_dual_qp_equals_libsvm_value_and_primal(solver, seed):
 def test_svr_and_one_class_dual_qp_equal_libsvm(solver):
     _, K, _ = psd_kernels(0)[0]
     y = np.random.default_rng(0).normal(size=len(K))
-    svr = libsvm_quietly(SVR(C=1.5, epsilon=0.1, kernel="precomputed", tol=1e-10, max_iter=100_000), K, y)
+    svr = SVR(C=1.5, epsilon=0.1, kernel="precomputed", tol=1e-10, max_iter=100_000)
+    libsvm_fit(svr, 100_000, K, y)
     alpha = np.zeros(len(y))
     alpha[svr.support_] = svr.dual_coef_[0]
     libsvm = y @ alpha - 0.1 * np.abs(alpha).sum() - 0.5 * alpha @ K @ alpha
     assert rel(solve(F.svr_dual_qp(K, y, 1.5, 0.1), solver), libsvm) <= TOL[solver]["value"] * 10
     nu, n = 0.3, len(K)
-    ocs = libsvm_quietly(OneClassSVM(nu=nu, kernel="precomputed", tol=1e-10, max_iter=100_000), K)
+    ocs = OneClassSVM(nu=nu, kernel="precomputed", tol=1e-10, max_iter=100_000)
+    libsvm_fit(ocs, 100_000, K)
     alpha = np.zeros(n)
     alpha[ocs.support_] = ocs.dual_coef_[0] / (nu * n)  # libsvm: 0 <= α <= 1, Σα = νn
     assert rel(solve(F.one_class_dual_qp(K, nu), solver), -0.5 * alpha @ K @ alpha) <= TOL[solver]["value"] * 10

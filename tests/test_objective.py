@@ -147,7 +147,7 @@ def test_large_rho_tends_to_the_svm_on_the_clipped_kernel():
     for rho in [1e1, 1e2, 1e3, 1e4]:
         p = SVMProblem(K0, y, C=C, rho=rho)
         alpha = p.project(alpha_hat)
-        cert = p.certify(alpha, refine=True)
+        cert = p.certify(alpha, bound="refined")
         shift = rho * np.sum(np.minimum(lam, 0) ** 2)
         errors.append(max(abs(cert.lower - shift - omega), abs(cert.upper - shift - omega)))
         kernel_errors.append(np.abs(p.proxy_kernel(alpha) - K_plus).max())

@@ -117,7 +117,7 @@ def test_componentwise_with_constant_weights_is_the_plain_problem(rng):
         assert weighted.objective(alpha) == pytest.approx(plain.objective(alpha), rel=1e-12)
         np.testing.assert_allclose(weighted.gradient(alpha), plain.gradient(alpha), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(weighted.proxy_kernel(alpha), plain.proxy_kernel(alpha), atol=1e-12)
-        assert weighted.certify(alpha, refine=False).upper == pytest.approx(plain.certify(alpha, refine=False).upper, rel=1e-12)
+        assert weighted.certify(alpha, bound="free").upper == pytest.approx(plain.certify(alpha, bound="free").upper, rel=1e-12)
 
 
 def test_perturb_objective_is_the_quartic_penalty(rng):
@@ -138,12 +138,12 @@ def test_perturb_refuses_an_indefinite_kernel():
 
 @pytest.mark.parametrize("kind", sorted(TYPES))
 def test_bounds_bracket_the_optimum_at_random_points(kind, rng):
-    """``lower <= p* <= upper`` at any feasible point, free and refined; p* from the max-min model."""
+    """``lower <= p* <= upper`` at any feasible point, for every bound; p* from the max-min model."""
     problem = TYPES[kind](10, 8)
     p_star = reference(problem)
     for alpha in feasible_points(problem, 4, rng):
-        for refine in (False, True):
-            certificate = problem.certify(alpha, refine=refine)
+        for bound in ("free", "refined", "tight"):
+            certificate = problem.certify(alpha, bound=bound)
             assert certificate.lower <= p_star + 1e-7 * abs(p_star)
             assert certificate.upper >= p_star - 1e-7 * abs(p_star)
 
@@ -224,7 +224,7 @@ def test_certificate_is_the_primal_value_at_its_offset(kind, rng):
     ``f(α) = D_K(α) + ρ‖K - K0‖²``)."""
     problem = TYPES[kind](10, 13)
     alpha = feasible_points(problem, 1, rng)[0]
-    certificate = problem.certify(alpha, refine=False)
+    certificate = problem.certify(alpha, bound="free")
     K, beta = problem.proxy_kernel(alpha), problem.dual_coef(alpha)
     decision, b = K @ beta, certificate.intercept
     if kind == "svr":

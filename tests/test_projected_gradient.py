@@ -20,7 +20,7 @@ def test_hand_solved_case(oracle):
 def test_check_every_sets_the_history_rows():
     K0, y = FACTORIES["random"](15, 2)
     with pytest.warns(ConvergenceWarning, match="max_iter=50"):
-        result = solve(SVMProblem(K0, y, C=2.0), "pg", tol=1e-12, max_iter=50, check_every=7, refine=False)
+        result = solve(SVMProblem(K0, y, C=2.0), "pg", tol=1e-12, max_iter=50, check_every=7, bound="free")
     assert list(result.history.iteration) == [0, 7, 14, 21, 28, 35, 42, 49, 50]
 
 

@@ -90,7 +90,7 @@ def test_stops_at_time_limit_and_says_so():
     K0, y = FACTORIES["random"](60, 8)
     start = time.perf_counter()
     with pytest.warns(ConvergenceWarning, match="time_limit=0.2"):
-        result = solve(SVMProblem(K0, y, C=2.0), "pg", tol=1e-14, time_limit=0.2, refine=False)
+        result = solve(SVMProblem(K0, y, C=2.0), "pg", tol=1e-14, time_limit=0.2, bound="free")
     assert result.status == "time_limit" and "time_limit=0.2 s" in result.stop_reason
     assert time.perf_counter() - start < 5
 
@@ -113,7 +113,7 @@ def test_exchange_passes_the_time_limit_to_its_master_solves():
     K0, y = FACTORIES["digits"](120, 9)
     start = time.perf_counter()
     with pytest.warns(ConvergenceWarning, match="time_limit=0.5"):
-        result = solve(SVMProblem(K0, y, C=10.0), "exchange", tol=1e-12, time_limit=0.5, refine=False)
+        result = solve(SVMProblem(K0, y, C=10.0), "exchange", tol=1e-12, time_limit=0.5, bound="free")
     assert result.status == "time_limit" and time.perf_counter() - start < 3
 
 
@@ -235,9 +235,10 @@ def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_wor
         compare(problem, methods=("sdp",))
 
 
-def test_every_certificate_is_refined_without_libsvm_or_the_kernel_matrix(monkeypatch):
-    """No libsvm and no n×n proxy kernel inside the solver loop: every certificate is refined by
-    products with K* in factored form, and the refinement pays (fewer iterations to 1e-6)."""
+def test_refined_checks_need_neither_libsvm_nor_the_kernel_matrix(monkeypatch):
+    """No libsvm and no n×n proxy kernel inside apg's loop (its checks use the refined bound:
+    products with K* in factored form), and the refinement pays (fewer iterations to 1e-9); only
+    the result's tight certificate may form K*, once."""
     from indkernel.core.problem import IndefiniteProblem
     from indkernel.core.proxy import ProxyPoint
 
@@ -245,20 +246,22 @@ def test_every_certificate_is_refined_without_libsvm_or_the_kernel_matrix(monkey
         raise AssertionError("libsvm or the n×n kernel inside the solver loop")
 
     K0, y = FACTORIES["random"](15, 2)
-    free = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, refine=False, max_iter=20_000)
+    free = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, bound="free", max_iter=20_000)
     monkeypatch.setattr(IndefiniteProblem, "libsvm_dual_coef", refuse)
     monkeypatch.setattr(ProxyPoint, "kernel", refuse)
-    refined = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, max_iter=20_000)
+    refined = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, max_iter=20_000, bound="refined")
     assert refined.status == free.status == "optimal"
     # 58 against 145 (against 828 while the searches allowed the certified round-off of f as noise
     # and the free-bound run wandered near the optimum)
     assert refined.iterations < free.iterations / 2
 
 
-def test_refine_must_be_a_bool():
+def test_bound_must_be_a_known_name():
     K0, y = FACTORIES["random"](6, 0)
-    with pytest.raises(TypeError, match="refine must be True or False"):
-        solve(SVMProblem(K0, y), "apg", refine=10)
+    with pytest.raises(ValueError, match="bound must be one of"):
+        solve(SVMProblem(K0, y), "apg", bound="exact")
+    with pytest.raises(ValueError, match="bound must be one of"):
+        SVMProblem(K0, y).certify(np.zeros(6), bound=True)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

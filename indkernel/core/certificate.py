@@ -1,7 +1,8 @@
 """The certificate (DESIGN.md, the free gap): the bracket ``lower <= p* <= upper`` that
 ``problem.certify(alpha)`` returns, and the algorithm that computes it for any problem type from
 the oracle's point: the lower bound ``f(α)``, the weak-duality upper bound of the machine on
-``K*(α)`` at a primal point, that point's Newton refinement, and their round-off allowances.
+``K*(α)`` at a primal point, the better point found by solving the machine on the fixed ``K*(α)``
+(:mod:`indkernel.core.fixed_kernel`), and their round-off allowances.
 """
 
 from __future__ import annotations
@@ -12,20 +13,14 @@ import numpy as np
 
 from .._validation import safe_norm
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint
-from .tangent_cg import on_hyperplane, tangent_cg
+from .fixed_kernel import fixed_kernel_bound
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
-#: The certificate's Newton refinement: at most this many conjugate-gradient steps per round (one
-#: product with K* each), ending early after ``REFINE_PATIENCE`` steps that do not lower the bound.
-REFINE_STEPS = 20
-REFINE_PATIENCE = 2
-#: Rounds of the refinement's active-set loop (a round's point clipped to the box starts the next).
-REFINE_ROUNDS = 3
-#: Variables within this fraction of the box's width of a bound start the refinement at the bound
-#: (an interior-point solution never puts them there exactly).
-REFINE_SNAP = 1e-6
-
+#: The cheap ``"refined"`` bound: the tight bound's solver with this budget (rounds, CG steps per round).
+REFINED_ROUNDS, REFINED_CG_STEPS = 3, 20
+#: The bounds ``certify`` offers, cheapest first.
+BOUNDS = ("free", "refined", "tight")
 
 
 class Bracket:
@@ -65,15 +60,24 @@ class Certificate(Bracket):
     upper : float
         A weak-duality bound for the SVM on the proxy kernel ``K*(α)``; ``p* <= upper``.
     intercept : float
-        The intercept ``b`` of the SVM primal point that gives ``upper`` (exactly optimal).
+        The intercept ``b`` of the primal point that gives ``upper`` (exactly optimal for it).
+    alpha_intercept : float
+        The exactly optimal intercept for α's own coefficients ``dual_coef(α)`` (the free bound's
+        primal point): the offset of the decision function ``K*(α)·dual_coef(α) + b`` at α.
     source : str
-        ``"free"`` when the bound comes from ``β = Yα`` itself, ``"newton"`` when the
-        refinement (Newton-CG steps for the machine on ``K*``, O(n²) each) gave the smaller bound.
+        ``"free"`` when the bound comes from ``β = Yα`` itself; ``"refined"`` or ``"tight"`` when
+        the machine's dual on the fixed kernel ``K*(α)`` (:mod:`indkernel.core.fixed_kernel`, a
+        few or as many O(n²) Newton–CG rounds as tightness needs) gave a smaller one.
     scale : float
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)``, the denominator of :attr:`relative_gap`.
     allowance : float
         The round-off allowance by which ``lower`` and ``upper`` were widened, together: the
         smallest gap that floating point can certify at this α.
+    natural_gap_floor : float
+        ``q(x) - q(α)`` at the best dual point x of the machine on ``K*(α)``: a lower bound on the
+        exact natural gap ``U*(α) - f(α)`` (the paper's stopping criterion), so
+        ``gap / natural_gap_floor`` bounds how far this certificate is from the tightest one at α.
+        0 for the free bound.
     """
 
     lower: float
@@ -82,15 +86,18 @@ class Certificate(Bracket):
     source: str = "free"
     scale: float = 0.0
     allowance: float = 0.0
+    natural_gap_floor: float = 0.0
+    alpha_intercept: float = 0.0
 
     def __str__(self) -> str:
         return (f"lower {self.lower:.10g}  upper {self.upper:.10g}  gap {self.gap:.3e} "
                 f"(relative {self.relative_gap:.3e}, {self.source} certificate)")
 
 
-def certify(problem, alpha: np.ndarray, *, refine: bool = True) -> Certificate:
+def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0) -> Certificate:
     """The bracket at a feasible α of ``problem`` (:meth:`indkernel.core.problem.IndefiniteProblem.certify`,
-    which checks α; the solvers call this on their own iterates)."""
+    which checks α and ``bound``; the solvers call this on their own iterates, with the absolute
+    gap they are content with as ``target``)."""
     violation = problem._feasibility_violation(alpha)
     if violation > FEASIBILITY_TOL:
         raise ValueError(
@@ -100,18 +107,19 @@ def certify(problem, alpha: np.ndarray, *, refine: bool = True) -> Certificate:
     point = problem._point(alpha)
     linear = problem._linear(alpha)
     lower = linear + point.value
-    distance = abs(float(problem._a @ alpha) - problem._b) / float(np.linalg.norm(problem._a))
     gradient = problem._linear_gradient(alpha) - problem._u_adjoint(point.Ku)
-    lower_error = (problem.objective_roundoff(alpha)
-                   + distance * (float(np.linalg.norm(gradient)) + problem.curvature_estimate() * distance))
+    lower_error = problem.objective_roundoff(alpha) + _infeasibility_allowance(problem, alpha, gradient)
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
-    source = "free"
-    if refine:
-        v = newton_refinement(problem, alpha, point, gradient)
-        if v is not None:
-            refined = primal_bound(problem, point, v, point.multiply(v), point.product_error * safe_norm(v))
+    own_offset, source, gain = offset, "free", 0.0
+    if bound != "free":
+        budget = {} if bound == "tight" else dict(max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False)
+        found = fixed_kernel_bound(problem, alpha, point, lower, lower_error + upper_error, target, **budget)
+        gain = found.gain
+        if found.v is not point.u:
+            refined = primal_bound(problem, point, found.v, point.multiply(found.v),
+                                   point.product_error * safe_norm(found.v))
             if refined[0] + refined[1] < upper + upper_error:
-                (upper, upper_error, offset), source = refined, "newton"
+                (upper, upper_error, offset), source = refined, bound
     uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
     scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
     # below the round-off of the objective's size the α-dependent part is 0 to float64 (at α = 0,
@@ -121,7 +129,18 @@ def certify(problem, alpha: np.ndarray, *, refine: bool = True) -> Certificate:
         scale = size
     return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                        intercept=float(offset + problem._offset_shift), source=source, scale=float(scale),
-                       allowance=float(lower_error + upper_error))
+                       allowance=float(lower_error + upper_error), natural_gap_floor=float(gain),
+                       alpha_intercept=float(own_offset + problem._offset_shift))
+
+
+def _infeasibility_allowance(problem, alpha: np.ndarray, gradient: np.ndarray) -> float:
+    """What α's round-off distance d to A can add to ``f(α)``: f is concave, so near the nearest
+    point p of A, ``f(p) >= f(α) - (‖∇f(α)‖ + curvature·d)·d``. Clipping α into the box moves it by
+    the excess e and the residual of ``aᵀα = b`` by at most ``‖a‖·‖e‖``, so
+    ``d <= |aᵀα - b|/‖a‖ + 2‖e‖``."""
+    excess = safe_norm(np.maximum(problem._lo - alpha, 0.0) + np.maximum(alpha - problem._hi, 0.0))
+    distance = abs(float(problem._a @ alpha) - problem._b) / float(np.linalg.norm(problem._a)) + 2 * excess
+    return distance * (float(np.linalg.norm(gradient)) + problem.curvature_estimate() * distance)
 
 
 def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_error: float) -> tuple[float, float, float]:
@@ -139,65 +158,3 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
                  + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
                  + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights)))
     return float(upper), float(allowance), float(offset)
-
-def newton_refinement(problem, alpha: np.ndarray, point: ProxyPoint, gradient: np.ndarray) -> np.ndarray | None:
-    """A better primal point than ``u(α)`` for the bound: conjugate gradients on Newton's system
-    of the machine's dual on the fixed kernel K*, restricted to the free variables
-    ``lo < x_i < hi`` and to the hyperplane ``aᵀδ = 0``: ``max_δ gᵀδ - ½(Uδ)ᵀK*(Uδ)`` with
-    ``g`` the dual's gradient on K*(α) (at x = α it is ``∇f(α)``, Danskin) and U the map x ↦ u.
-
-    Variables within ``REFINE_SNAP`` of a bound start on it (an interior-point α never puts
-    them there). Each CG step is one product ``point.multiply`` (O(n²) in factored form); the
-    bound is evaluated at every step and the best point kept (the bound is not the CG model:
-    the bounded variables' loss terms move too). A round ends after ``REFINE_PATIENCE`` steps
-    without progress or ``REFINE_STEPS`` steps; if its point left the box, it is clipped
-    back and another round starts on the new free set (at most ``REFINE_ROUNDS``, an active
-    set method). Returns the best v in the oracle's space, or None if nothing beat ``u(α)``.
-    """
-    lo, hi = problem._lo, problem._hi
-    snap = REFINE_SNAP * (hi - lo)
-    x = np.where(alpha <= lo + snap, lo, np.where(alpha >= hi - snap, hi, alpha))
-    v, Kv = point.u, point.Ku
-    best, best_bound = None, sum(primal_bound(problem, point, v, Kv, point.Ku_error)[:2])
-    if np.any(x != alpha):
-        v = problem._u(x)
-        Kv = point.multiply(v)
-        gradient = problem._linear_gradient(x) - problem._u_adjoint(Kv)
-    for _ in range(REFINE_ROUNDS):
-        free = (x > lo) & (x < hi)
-        if not free.any():
-            break
-        project = on_hyperplane(problem._a[free])
-        step_vector = np.zeros(problem.dim)
-
-        def newton_system(direction: np.ndarray, free: np.ndarray = free, step_vector: np.ndarray = step_vector):
-            step_vector[free] = direction  # the product (U δ)ᵀK*(U ·); below its round-off, noise
-            w = problem._u(step_vector)
-            Kw = point.multiply(w)
-            return problem._u_adjoint(Kw)[free], point.product_error * float(w @ w), (w, Kw)
-
-        round_best, round_bound, stale = (x, v, Kv), np.inf, 0
-        for step, direction, (w, Kw), _ in tangent_cg(newton_system, project(gradient[free]), project, REFINE_STEPS):
-            x = x.copy()
-            x[free] += step * direction
-            v, Kv = v + step * w, Kv + step * Kw
-            bound = sum(primal_bound(problem, point, v, Kv, 0.0)[:2])
-            if bound < round_bound:
-                round_best, round_bound, stale = (x, v, Kv), bound, 0
-            else:
-                stale += 1
-                if stale >= REFINE_PATIENCE:
-                    break
-        x, v, Kv = round_best
-        if round_bound < best_bound:
-            best, best_bound = v, round_bound
-        clipped = np.clip(x, lo, hi)
-        if np.array_equal(clipped, x):
-            break
-        x, v = clipped, problem._u(clipped)
-        Kv = point.multiply(v)
-        bound = sum(primal_bound(problem, point, v, Kv, 0.0)[:2])
-        if bound < best_bound:
-            best, best_bound = v, bound
-        gradient = problem._linear_gradient(x) - problem._u_adjoint(Kv)
-    return best

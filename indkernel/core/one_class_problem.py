@@ -7,7 +7,7 @@ from sklearn.svm import OneClassSVM
 
 from .._validation import check_kernel, check_nu, check_positive_scalar
 from .intercept import active_terms, best_one_class_offset
-from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
+from .problem import IndefiniteProblem, libsvm_fit
 from .proxy import Oracle
 
 
@@ -54,10 +54,11 @@ class OneClassProblem(IndefiniteProblem):
         weights = np.full(self.n, self.bound)
         return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
 
-    def _libsvm_beta(self, K):
-        model = libsvm_quietly(OneClassSVM(nu=self.nu, kernel="precomputed", tol=LIBSVM_TOL, max_iter=LIBSVM_MAX_ITER), K)
+    def _libsvm_beta(self, K, tol, max_iter):
+        model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(model, max_iter, K)
         beta = np.zeros(self.n)
         beta[model.support_] = model.dual_coef_[0] / (self.nu * self.n)  # libsvm scales eᵀα to νn
-        return beta
+        return beta, capped
 
 

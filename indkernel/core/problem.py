@@ -18,14 +18,14 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._validation import check_scale, check_vector, safe_norm
+from .._validation import check_positive_scalar, check_scale, check_vector, safe_norm
 from . import certificate
 from .projection import project_box_hyperplane
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
 
-#: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`
-#: (at tighter tolerances it sometimes cycles; any iterate gives a valid bound).
-LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 100_000
+#: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`: the
+#: cap only guards against cycling on a singular kernel, and a run that meets it says so.
+LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 1_000_000
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 
 
@@ -117,8 +117,9 @@ class IndefiniteProblem(ABC):
         """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
 
     @abstractmethod
-    def _libsvm_beta(self, K: np.ndarray) -> np.ndarray:
-        """β (as :meth:`dual_coef`) of libsvm's machine on the PSD kernel K."""
+    def _libsvm_beta(self, K: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
+        """``(β, capped)``: β (as :meth:`dual_coef`) of libsvm's machine on the PSD kernel K at its
+        stopping tolerance ``tol``, and whether it stopped at ``max_iter`` instead (-1: no cap)."""
 
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
@@ -355,7 +356,7 @@ class IndefiniteProblem(ABC):
         return self._feasibility_violation(check_vector(alpha, self.dim, "alpha"))
 
     # ----- the certificate --------------------------------------------------------------
-    def certify(self, alpha, *, refine: bool = True) -> certificate.Certificate:
+    def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap), valid in
         floating point.
 
@@ -364,15 +365,19 @@ class IndefiniteProblem(ABC):
         the exactly optimal offset); ``f(α) = D_K(α) + ρ‖K - K0‖²_F`` with ``D_K`` the dual. So
         ``upper = φ(u) + ½uᵀK*u + ½βᵀK*β + loss(K*β)`` (:meth:`upper_bound`), computed without
         ``ℓ(α)`` (no ``lower + gap`` that would cancel when ``ℓ(α)`` is huge). ``β = u(α)`` gives
-        the free bound. With ``refine=True`` (default) a few conjugate-gradient steps of Newton's
-        method for ``D_K`` on the free variables (:func:`indkernel.core.certificate.newton_refinement`)
-        improve β using only products with K* in factored form, O(n²) each, and the smaller bound is kept: near
-        the optimum the gap then shrinks like the *square* of α's error, not like the error.
+        the free bound, tight only near the optimum. ``bound="tight"`` (default) solves the machine on
+        the fixed kernel ``K*(α)`` (the paper's stopping criterion, the natural bound
+        ``U*(α) = max_{α'∈A} L(α', K*(α))``) by Newton–CG rounds of O(n²) products with K* in factored
+        form, warm-started at α (:mod:`indkernel.core.fixed_kernel`), and scores each of its
+        points by the primal, until the dual side proves the gap within ``TIGHTNESS`` (1.25) of
+        the exact natural gap (``Certificate.natural_gap_floor``): tight at *any* feasible α.
+        ``bound="refined"`` is a few such rounds (cheaper, good near the optimum); ``"free"``
+        only ``β = u(α)``.
 
         **In floating point** each bound is widened by a bound on its round-off: the oracle's
         (:func:`indkernel.core.proxy.roundoff_allowances`), ``γ = ROUNDOFF_FACTOR·n·u`` times the
         magnitude of every sum, and, for the lower bound, ``‖∇f‖`` times the distance of α to the
-        hyperplane (f is concave, so that is what a point off A can gain); the upper bound holds
+        hyperplane and the box (f is concave, so that is what a point off A can gain); the upper bound holds
         for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` is the
         α-dependent size of the objective, against which the solvers measure a relative gap: it
         leaves out the constant ``ρ‖(K0)₋‖²_F`` of φ, and ``uᵀ|K0|u`` (the kernel's eigenvalues
@@ -387,13 +392,27 @@ class IndefiniteProblem(ABC):
             If α is not in the feasible set (up to round-off); pass ``problem.project(alpha)``.
         """
         alpha = check_vector(alpha, self.dim, "alpha")
-        return certificate.certify(self, alpha, refine=refine)
+        if bound not in certificate.BOUNDS:
+            raise ValueError(f"bound must be one of {certificate.BOUNDS} (cheapest first); got {bound!r}")
+        return certificate.certify(self, alpha, bound=bound)
 
-    def libsvm_dual_coef(self, alpha) -> np.ndarray:
-        """β of libsvm's machine on ``K*(α)`` (as :meth:`dual_coef`); forms K*, O(n³). The
-        independent cross-check of the certificate's refinement, and the last bound of a run
-        that did not converge (:meth:`indkernel.solvers.tracking.Run.result`)."""
-        return self._libsvm_beta(self.proxy_kernel(alpha))
+    def libsvm_dual_coef(self, alpha, *, tol: float = LIBSVM_TOL, max_iter: int = LIBSVM_MAX_ITER) -> np.ndarray:
+        """β of libsvm's machine on ``K*(α)`` (as :meth:`dual_coef`) at libsvm's stopping tolerance
+        ``tol``; forms K*, O(n³). The independent cross-check of the certificate.
+
+        ``max_iter`` (-1: no cap) only guards against cycling; where libsvm stops at it, a
+        ConvergenceWarning says so (its β still gives a valid bound, not the machine's optimum)."""
+        alpha = check_vector(alpha, self.dim, "alpha")
+        tol = check_positive_scalar(tol, "tol", "libsvm's stopping tolerance")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or not (max_iter == -1 or max_iter > 0):
+            raise ValueError(f"max_iter must be a positive integer or -1 (no cap); got {max_iter!r}")
+        beta, capped = self._libsvm_beta(self.proxy_kernel(alpha), tol, int(max_iter))
+        if capped:
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"libsvm stopped at max_iter={max_iter} before its tolerance tol={tol:g}: its β gives a "
+                          "valid bound, not the machine's optimum (raise max_iter, or -1 for no cap)", ConvergenceWarning, stacklevel=2)
+        return beta
 
     def upper_bound(self, alpha, beta) -> float:
         """The certified upper bound on ``p*`` from any primal point β (the coefficients of a
@@ -415,11 +434,13 @@ class IndefiniteProblem(ABC):
         raise NotImplementedError
 
 
-def libsvm_quietly(estimator, *args, **kwargs):
-    """Fit a scikit-learn libsvm estimator; its iteration cap may stop it early, which is fine
-    here because any primal point gives a valid bound."""
+def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
+    """Fit a scikit-learn libsvm estimator (built with ``max_iter``); True if it stopped at that cap
+    (read from ``n_iter_``, not from the warning, which the caller hears from
+    :meth:`IndefiniteProblem.libsvm_dual_coef` instead)."""
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(*args, **kwargs)
+        estimator.fit(*args, **kwargs)
+    return max_iter > 0 and int(np.max(estimator.n_iter_)) >= max_iter

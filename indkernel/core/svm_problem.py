@@ -16,7 +16,7 @@ from .._validation import (
     safe_norm,
 )
 from .intercept import active_terms, best_hinge_intercept
-from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
+from .problem import IndefiniteProblem, libsvm_fit
 from .proxy import MercerProxy, Oracle, psd_part
 
 
@@ -91,12 +91,12 @@ class SVMProblem(IndefiniteProblem):
         margin = 1.0 - self.y * (decision + offset)
         return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
 
-    def _libsvm_beta(self, K):
-        svc = libsvm_quietly(SVC(C=1.0, kernel="precomputed", tol=LIBSVM_TOL, max_iter=LIBSVM_MAX_ITER),
-                             K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
+    def _libsvm_beta(self, K, tol, max_iter):
+        svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(svc, max_iter, K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
         beta = np.zeros(self.n)
         beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes[1] = +1
-        return beta
+        return beta, capped
 
     def from_dual_coef(self, beta):
         """The α (onto A) whose :meth:`dual_coef` is β: ``Yβ``, since β = Yα."""

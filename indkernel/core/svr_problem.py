@@ -13,7 +13,7 @@ from .._validation import (
     per_sample_penalty,
 )
 from .intercept import active_terms, best_svr_intercept
-from .problem import LIBSVM_MAX_ITER, LIBSVM_TOL, IndefiniteProblem, libsvm_quietly
+from .problem import IndefiniteProblem, libsvm_fit
 from .proxy import Oracle
 
 
@@ -81,12 +81,12 @@ class SVRProblem(IndefiniteProblem):
         margin = np.abs(self._target - decision - offset) - self.epsilon
         return float(self.C @ active_terms(margin, magnitude)), self.C
 
-    def _libsvm_beta(self, K):
-        svr = libsvm_quietly(SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=LIBSVM_TOL,
-                                 max_iter=LIBSVM_MAX_ITER), K, self._target, sample_weight=self.C)
+    def _libsvm_beta(self, K, tol, max_iter):
+        svr = SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(svr, max_iter, K, self._target, sample_weight=self.C)
         beta = np.zeros(self.n)
         beta[svr.support_] = svr.dual_coef_[0]
-        return beta
+        return beta, capped
 
     def from_model(self, alpha):
         return self.project(np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)]))

@@ -178,7 +178,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
                                                  disable=not self.verbose or len(problems) == 1)):
             result = self._solve_one(problem, task.name if len(problems) > 1 else None, starts[k])
             coefficients[k, task.rows] = problem.dual_coef(result.alpha)
-            intercepts[k] = self._intercept(problem.certify(result.alpha).intercept)
+            intercepts[k] = self._intercept(result.certificate.alpha_intercept)  # the offset for these coefficients
             test_coef[k, task.rows] = problem.consistent_coef(result.alpha)
             results.append(result)
         self.support_ = np.flatnonzero(np.any(coefficients != 0, axis=0))

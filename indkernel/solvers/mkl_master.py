@@ -24,6 +24,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
+from ..core.problem import LIBSVM_TOL
+
+#: libsvm's cap in the master's inner SVMs (it cycles on singular combined kernels; any iterate
+#: serves the master, whose bounds the run certifies itself).
+INNER_MAX_ITER = 100_000
+
 
 class MKLMaster:
     """The cutting-plane solver of the SIQCLP master for one problem (see the module docstring).
@@ -93,7 +99,7 @@ class MKLMaster:
     def _add_point(self, weights: np.ndarray) -> float:
         """Solve the inner SVM at λ = weights, store its point; its value ``λᵀQ_j``."""
         combined = sum(w * K for w, K in zip(weights, self.kernels, strict=True) if w > 0)
-        alpha = self.problem.from_dual_coef(self.problem._libsvm_beta(combined))
+        alpha = self.problem.from_dual_coef(self.problem._libsvm_beta(combined, LIBSVM_TOL, INNER_MAX_ITER)[0])
         row = self._cuts_at(alpha)
         self._alphas.append(alpha)
         self._U = np.column_stack([self._U, self.problem.dual_coef(alpha)])

@@ -51,7 +51,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
        ``x_c``.
 
-    Every iterate is certified, by default with the free bound only (:data:`indkernel.solvers.registry.NO_REFINEMENT`).
+    Every iterate is certified, by default with the free bound only (:data:`indkernel.solvers.registry.CHECK_BOUND`), and the result with the tight one.
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
     coupling with the positive ones through u, so Newton's system is well posed where the
     frozen-kernel system is not; a tiny shift μ guards the rest.

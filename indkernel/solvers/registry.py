@@ -34,14 +34,18 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 #: they run the rank-one oracle on one thread, because the oracle's threads and BLAS's threads
 #: slow each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
-#: Methods certified with the free bound unless ``refine=True``: the projected Newton iterates are
-#: accurate enough that the refinement barely lowers it, so it would only cost time
-#: (``python figures/certified_speed.py --diagnose`` compares the two bounds at every iterate).
-NO_REFINEMENT = {"newton"}
+#: The bound of each method's checks unless ``bound=`` says otherwise (every result ends with the tight
+#: one): the paper's methods check as the paper does, with the natural (tight) bound, but for ACCPM,
+#: which certifies every center and where the tight bound would triple the time; apg's cheap
+#: iterations and projected Newton's, accurate enough that the free bound is as tight near the
+#: optimum, check every iterate with the cheaper bounds (``python figures/certified_speed.py
+#: --diagnose`` compares the bounds along the iterates).
+CHECK_BOUND = {"pg": "tight", "apg": "refined", "newton": "free", "accpm": "refined", "exchange": "tight",
+               "sdp": "tight"}
 
 
 def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e-6, absolute: bool = False,
-          max_iter: int | None = None, time_limit: float | None = None, refine: bool | None = None,
+          max_iter: int | None = None, time_limit: float | None = None, bound: str | None = None,
           threads: int | None = None, verbose: bool = False, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
@@ -62,11 +66,11 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         Seconds from the call, the setup included (the oracle's O(n³) eigendecomposition of K0,
         which cannot be interrupted: a run whose setup alone exceeds the limit stops after it
         and says so); checked between iterations and inside the methods' inner loops.
-    refine : bool, optional
-        Tighten every certificate by a few O(n²) Newton steps on the free variables
-        (:meth:`IndefiniteProblem.certify`); False certifies with the free bound only. Default:
-        True, except for ``"newton"``, whose iterates are accurate enough that the free bound is
-        as tight (``NO_REFINEMENT``).
+    bound : str, optional
+        The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"`` (β = u(α)),
+        ``"refined"`` (a few O(n²) Newton–CG rounds on the fixed kernel K*(α)) or ``"tight"`` (the
+        machine on K*(α) solved until the certified gap is within 1.25 of the exact natural gap).
+        Default per method (``CHECK_BOUND``). The result's bound is always the tight one at its α.
     threads : int, optional
         At most this many threads for the compiled oracle (numba) and for BLAS during the solve;
         default: as many as they have. Inside that cap the sizes and the method choose
@@ -95,10 +99,10 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
     if threads is not None:
         threads = _positive_int(threads, "threads")
-    if refine is None:
-        refine = method not in NO_REFINEMENT
+    if bound is None:
+        bound = CHECK_BOUND[method]
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
-              time_limit=time_limit, refine=refine, verbose=verbose)
+              time_limit=time_limit, bound=bound, verbose=verbose)
     with at_most(threads):
         prepare = getattr(problem.oracle, "prepare", None)
         if prepare is not None:  # the one O(n³) step, inside the run's clock

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core.certificate import Bracket
+from ..core.certificate import Bracket, Certificate
 
 HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap", "scale"]
 
@@ -32,6 +32,9 @@ class SolveResult(Bracket):
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
     scale : float, ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` at alpha, the denominator of ``relative_gap``.
+    certificate : Certificate or None
+        The tight certificate at ``alpha`` (:meth:`IndefiniteProblem.certify`): its ``intercept`` is
+        the exact offset for ``alpha``'s coefficients. ``upper`` may be smaller (another point's).
     """
 
     alpha: np.ndarray
@@ -46,6 +49,7 @@ class SolveResult(Bracket):
     fallbacks: int = 0
     details: dict = field(default_factory=dict)
     scale: float = 0.0
+    certificate: Certificate | None = field(default=None, repr=False)
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"

@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 from .._validation import check_positive_scalar
-from ..core.certificate import certify
+from ..core.certificate import BOUNDS, Certificate, certify
 from ..core.problem import IndefiniteProblem
 from .result import HISTORY_COLUMNS, SolveResult
 
@@ -60,14 +60,14 @@ class Run:
         Target on the certified gap, relative to ``|lower|`` unless ``absolute=True``.
     max_iter : int
     time_limit : float or None, seconds.
-    refine : bool
-        Tighten every certificate by the Newton refinement of :meth:`IndefiniteProblem.certify`
-        (a few O(n²) products with K*); False keeps the free bound ``β = u(α)``.
+    bound : str
+        The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"``,
+        ``"refined"`` or ``"tight"``. Whatever it is, the result's bound is the tight one at its α.
     verbose : bool, a tqdm progress bar.
     """
 
     def __init__(self, problem: IndefiniteProblem, method: str, *, tol: float = 1e-6, absolute: bool = False,
-                 max_iter: int = 1000, time_limit: float | None = None, refine: bool = True,
+                 max_iter: int = 1000, time_limit: float | None = None, bound: str = "tight",
                  verbose: bool = False):
         self.problem, self.method = problem, method
         self.tol = check_positive_scalar(tol, "tol", "the tolerance on the certified gap")
@@ -75,9 +75,12 @@ class Run:
         self.max_iter = _positive_int(max_iter, "max_iter")
         self.time_limit = None if time_limit is None else check_positive_scalar(
             time_limit, "time_limit", "seconds before the run stops")
-        if not isinstance(refine, (bool, np.bool_)):
-            raise TypeError(f"refine must be True or False (tighten each certificate); got {refine!r}")
-        self.refine = bool(refine)
+        if bound not in BOUNDS:
+            raise ValueError(f"bound must be one of {BOUNDS} (the bound of each check, cheapest first); got {bound!r}")
+        self.bound = bound
+        #: The certificate of the best α (the run's ``alpha``).
+        self.certificate: Certificate | None = None
+        self._tight, self._upper_allowance = False, 0.0
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
         self.status: str | None = None
@@ -118,13 +121,23 @@ class Run:
         """
         if not self.finite(alpha, "the iterate"):
             return True
-        certificate = certify(self.problem, alpha, refine=self.refine)
+        # the gap above f(α) that would end the run: its tolerance above the best lower bound so far
+        target = 0.0
+        if self.absolute or self.scale > 0:
+            target = self.tol * self.denominator + max(self.lower - self.problem._objective(alpha), 0.0)
+        return self._record(certify(self.problem, alpha, bound=self.bound, target=target), alpha, self.bound == "tight")
+
+    def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
+        """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
-        if certificate.lower > self.lower:
+        if certificate.lower > self.lower or (self.alpha is not None and np.array_equal(alpha, self.alpha)):
             self.alpha, self.lower, self.scale = np.array(alpha, copy=True), certificate.lower, certificate.scale
-        self.upper = min(self.upper, certificate.upper)
-        self.allowance = certificate.allowance
+            self.certificate, self._tight = certificate, tight
+        if certificate.upper < self.upper:
+            self.upper, self._upper_allowance = certificate.upper, certificate.allowance
+        # the round-off of the two points that give the bracket (the best α's and the best bound's)
+        self.allowance = max(self.certificate.allowance, self._upper_allowance)
         self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale))
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
         kind = "absolute" if self.absolute else "relative"
@@ -203,20 +216,15 @@ class Run:
             self.status, self.reason = status, reason
 
     def result(self) -> SolveResult:
-        """The result. A run that did not converge gets one last upper bound from libsvm's machine
-        on ``K*`` at its best α (:meth:`IndefiniteProblem.libsvm_dual_coef`, O(n³) once), and warns if still short."""
-        if self.refine and self.alpha is not None and self.status not in ("optimal", "numerical_error"):
-            try:
-                upper = self.problem.upper_bound(self.alpha, self.problem.libsvm_dual_coef(self.alpha))
-            except ValueError:  # libsvm refuses (non-finite dual coefficients): keep the bounds
-                upper = np.inf
-            if np.isfinite(upper) and upper < self.upper:
-                self.upper = upper
-                self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower,
-                                   self.scale))
-                if self.converged:
-                    self.status, self.reason = "optimal", (f"certified gap {self.gap_measure:.2e} <= tol={self.tol:g} "
-                                                           "after libsvm's bound at the best point")
+        """The result, with the tight certificate at its α (:meth:`IndefiniteProblem.certify`,
+        ``bound="tight"``): where the run's checks used a cheaper bound it is computed once here,
+        and it may end the run "optimal" after all; a ConvergenceWarning if still short."""
+        if self.alpha is not None and not self._tight and self.status != "numerical_error":
+            stop = self.status, self.reason
+            self.status = None  # the tight check decides anew; its bounds only add to the run's
+            self._record(certify(self.problem, self.alpha, bound="tight"), self.alpha, True)
+            if self.status != "optimal":
+                self.status, self.reason = stop
         self._reporter.close()
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
@@ -228,4 +236,4 @@ class Run:
                            stop_reason=self.reason, iterations=self.completed, seconds=self.seconds,
                            history=pd.DataFrame(self._rows, columns=HISTORY_COLUMNS), method=self.method,
                            fallbacks=getattr(self.problem.oracle, "fallbacks", 0) - self._fallbacks,
-                           details=self.details, scale=float(self.scale))
+                           details=self.details, scale=float(self.scale), certificate=self.certificate)

@@ -1,0 +1,217 @@
+"""The natural upper bound at any α (DESIGN.md, "the natural bound"; the paper's stopping
+criterion): the machine's dual on the *fixed* PSD kernel ``K = K*(α)``,
+
+    U*(α) = max_{x ∈ A} q(x) + ρ‖K - K0‖²_F,   q(x) = ℓ(x) - ½u(x)ᵀK u(x),
+
+solved by gradient projection and Newton–CG on the face it finds (Moré & Toraldo's GPCG for a
+bound- and hyperplane-constrained QP), every product with K in factored form (O(n²),
+``ProxyPoint.multiply``), warm-started at α itself. The bound is never the dual value: each point
+``β = u(x)`` (and each Newton point before its projection) is scored by the machine's *primal*
+at its best offset (:func:`indkernel.core.certificate.primal_bound`), a true upper bound whatever
+the accuracy of x.
+
+The dual side proves how tight that is: ``q(x) - q(α) <= U*(α) - f(α)`` for every feasible x (f(α)
+is the dual at x = α on the same kernel, Danskin), so once ``upper - f(α) <= TIGHTNESS·(q(x) -
+q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap, and the solve stops.
+
+Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
+near the optimum), libsvm on the formed K* (O(n³) once) takes over at tolerances
+``LIBSVM_TOLERANCES`` until the proof holds: SMO finds the face fast, and its points are scored the
+same way (with no silent cap: its β is scored wherever it stopped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .proxy import ProxyPoint
+from .tangent_cg import on_hyperplane, tangent_cg
+
+#: Stop once the certified gap is proven within this multiple of the exact natural gap.
+TIGHTNESS = 1.25
+#: Rounds (a gradient projection step, then Newton–CG on its face) of the tight bound at most.
+MAX_ROUNDS = 40
+#: Conjugate-gradient steps per round at most, and the relative residual that ends them.
+CG_STEPS, CG_RESIDUAL = 50, 1e-6
+#: Halvings of the projected Newton step (and doublings of the gradient step's 1/L) at most.
+MAX_HALVINGS = 30
+#: A gradient projection step must gain this fraction of its first-order prediction (Armijo).
+ARMIJO = 0.1
+#: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
+NOISE_MULTIPLE = 4
+#: Newton–CG rounds before libsvm takes over, and libsvm's tolerances then, loosest first; its
+#: cap, which only guards against cycling (a capped β is still scored).
+NEWTON_ROUNDS = 4
+LIBSVM_TOLERANCES, LIBSVM_CAP = (1e-3, 1e-5, 1e-7), 1_000_000
+
+
+@dataclass(frozen=True)
+class FixedKernelBound:
+    """What :func:`fixed_kernel_bound` found.
+
+    Attributes
+    ----------
+    v : (dim of u,) array, the best primal point β in the oracle's space (``u(α)`` if nothing beat it).
+    bound : float, the primal bound at v with its round-off allowance.
+    gain : float
+        ``q(x) - q(α) >= 0`` at the best dual point x: a lower bound on the exact natural gap
+        ``U*(α) - f(α)`` (up to round-off).
+    rounds : int, the GPCG rounds done; ``products`` the products with K they took.
+    """
+
+    v: np.ndarray
+    bound: float
+    gain: float
+    rounds: int
+    products: int
+
+
+class _Search:
+    """The solve of ``max_{x ∈ A} q(x)``: the current point (x, v = u(x), Kv), its gain
+    ``q(x) - q(α)``, the best primal point so far, and the products with K counted."""
+
+    def __init__(self, problem, point: ProxyPoint, alpha: np.ndarray):
+        from .certificate import primal_bound  # the certificate imports this module
+
+        self.problem, self.point, self.products, self._primal_bound = problem, point, 0, primal_bound
+        self.linear_gradient = problem._linear_gradient(np.zeros(problem.dim))  # ℓ is linear
+        self.q_alpha = problem._linear(alpha) - 0.5 * float(point.u @ point.Ku)
+        self.best_v, self.best = point.u, sum(primal_bound(problem, point, point.u, point.Ku, point.Ku_error)[:2])
+        self.gain, self.L = 0.0, problem.curvature_estimate()
+        self.move_to(alpha, point.u, point.Ku)
+
+    def multiply(self, v: np.ndarray) -> np.ndarray:
+        self.products += 1
+        return self.point.multiply(v)
+
+    def move_to(self, x: np.ndarray, v: np.ndarray, Kv: np.ndarray) -> None:
+        """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
+        self.x, self.v, self.Kv = x, v, Kv
+        self.g = self.linear_gradient - self.problem._u_adjoint(Kv)
+        self.gain = max(self.gain, self.problem._linear(x) - 0.5 * float(v @ Kv) - self.q_alpha)
+        self.score(v, Kv)
+
+    def score(self, v: np.ndarray, Kv: np.ndarray) -> None:
+        """Keep v if its primal bound (with its round-off) is the best so far."""
+        error = self.point.product_error * float(np.linalg.norm(v))
+        bound = sum(self._primal_bound(self.problem, self.point, v, Kv, error)[:2])
+        if bound < self.best:
+            self.best_v, self.best = v, bound
+
+    def step(self, d: np.ndarray) -> float:
+        """Move by d if q grows (exactly: ``gᵀd - ½(Ud)ᵀK(Ud)``); the growth (<= 0: not moved)."""
+        w = self.problem._u(d)
+        Kw = self.multiply(w)
+        change = float(self.g @ d) - 0.5 * float(w @ Kw)
+        if change > 0.0:
+            self.move_to(self.x + d, self.v + w, self.Kv + Kw)
+            dd = float(d @ d)
+            self.curvature = float(w @ Kw) / dd if dd > 0 else 0.0
+        return change
+
+    def gradient_projection(self) -> bool:
+        """``p_A(x + g/L)``, doubling L to Armijo's ascent (the face); False if none ascends."""
+        problem = self.problem
+        for _ in range(MAX_HALVINGS):
+            d = problem._project(self.x + self.g / self.L) - self.x
+            predicted = float(self.g @ d)
+            change = self.step(d) if predicted > 0 else 0.0
+            if change >= ARMIJO * predicted and change > 0:
+                self.L = max(self.curvature, 1e-12 * problem.curvature_estimate())  # Barzilai–Borwein
+                return True
+            if change > 0:  # moved, but too little: a shorter step from here
+                return True
+            self.L *= 2.0
+        return False
+
+    def newton(self, cg_steps: int) -> None:
+        """Newton–CG on the free variables of x, in the hyperplane (its point scored as it is,
+        off the box), then the projected search ``p_A(x + tδ)``, t = 1, ½, ..."""
+        problem, point = self.problem, self.point
+        free = (self.x > problem._lo) & (self.x < problem._hi)
+        if np.count_nonzero(free) < 2:
+            return
+        project = on_hyperplane(problem._a[free])
+        step_vector = np.zeros(problem.dim)
+
+        def system(direction: np.ndarray):
+            step_vector[free] = direction  # below the product's round-off the curvature is noise
+            w = problem._u(step_vector)
+            Kw = self.multiply(w)
+            return problem._u_adjoint(Kw)[free], point.product_error * float(w @ w), (w, Kw)
+
+        residual = project(self.g[free])
+        cg_target = CG_RESIDUAL * float(np.linalg.norm(residual))
+        delta = np.zeros(problem.dim)
+        v, Kv = self.v, self.Kv
+        for step, direction, (w, Kw), residual_norm in tangent_cg(system, residual, project, cg_steps):
+            delta[free] += step * direction
+            v, Kv = v + step * w, Kv + step * Kw
+            if residual_norm <= cg_target:
+                break
+        if not np.any(delta):
+            return
+        self.score(v, Kv)  # the primal bound holds for any β
+        t = 1.0
+        for _ in range(MAX_HALVINGS):
+            if self.step(problem._project(self.x + t * delta) - self.x) > 0:
+                return
+            t /= 2
+
+
+def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, floor: float,
+                       target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
+                       libsvm: bool = True) -> FixedKernelBound:
+    """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
+    Newton–CG rounds, then (``libsvm=True``) libsvm at tightening tolerances, each of its points
+    polished by Newton–CG rounds, until the bound is proven within ``TIGHTNESS`` of the natural
+    gap or within ``target`` of ``f(α)``.
+
+    Parameters
+    ----------
+    lower : float, ``f(α)`` (the dual at α, up to the constant penalty).
+    floor : float
+        The round-off allowance of the bracket: a gap within it needs no proof of tightness.
+    target : float
+        A gap above ``f(α)`` the caller is content with (a solver's tolerance): no need to prove
+        more; where the natural gap may be below it, tightness is proven to a tenth of
+        ``TIGHTNESS - 1`` so that the bound reaches it too.
+    max_rounds, cg_steps : int
+        The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
+        without libsvm.
+    """
+    search = _Search(problem, point, alpha)
+    rounds = 0
+
+    def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter)
+        gap, gain = search.best - lower, search.gain
+        if gap <= max(target, NOISE_MULTIPLE * floor):
+            return True
+        return gap <= (TIGHTNESS if gain > target else 1.0 + (TIGHTNESS - 1.0) / 10) * gain + floor
+
+    def polish() -> None:
+        nonlocal rounds
+        for _ in range(max_rounds):
+            if tight() or not search.gradient_projection():
+                return
+            rounds += 1
+            search.newton(cg_steps)
+
+    polish()
+    if libsvm and not tight():
+        K = problem.proxy_kernel(alpha)
+        for tol in LIBSVM_TOLERANCES:
+            beta, _ = problem._libsvm_beta(K, tol, LIBSVM_CAP)
+            raw = beta if problem._scale is None else beta * problem._scale  # β in the oracle's space
+            search.score(raw, search.multiply(raw))
+            x = problem.from_dual_coef(beta)  # onto A
+            v = problem._u(x)
+            search.move_to(x, v, search.multiply(v))
+            polish()
+            if tight():
+                break
+    best_v, best, gain = search.best_v, search.best, search.gain
+    return FixedKernelBound(v=best_v, bound=float(best), gain=float(gain), rounds=rounds,
+                            products=search.products)
