@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import safe_norm
 from .proxy import ProxyPoint
 from .tangent_cg import on_hyperplane, tangent_cg
 
@@ -80,6 +81,7 @@ class _Search:
         self.q_alpha = problem._linear(alpha) - 0.5 * float(point.u @ point.Ku)
         self.best_v, self.best = point.u, sum(primal_bound(problem, point, point.u, point.Ku, point.Ku_error)[:2])
         self.gain, self.L = 0.0, problem.curvature_estimate()
+        self.diagonal = float(np.linalg.norm(problem._hi - problem._lo)) or 1.0
         self.move_to(alpha, point.u, point.Ku)
 
     def multiply(self, v: np.ndarray) -> np.ndarray:
@@ -95,8 +97,9 @@ class _Search:
 
     def score(self, v: np.ndarray, Kv: np.ndarray) -> None:
         """Keep v if its primal bound (with its round-off) is the best so far."""
-        error = self.point.product_error * float(np.linalg.norm(v))
-        bound = sum(self._primal_bound(self.problem, self.point, v, Kv, error)[:2])
+        with np.errstate(over="ignore", invalid="ignore"):  # a Newton point of a vanishing kernel: huge
+            error = self.point.product_error * safe_norm(v)
+            bound = sum(self._primal_bound(self.problem, self.point, v, Kv, error)[:2])
         if bound < self.best:
             self.best_v, self.best = v, bound
 
@@ -114,6 +117,8 @@ class _Search:
     def gradient_projection(self) -> bool:
         """``p_A(x + g/L)``, doubling L to Armijo's ascent (the face); False if none ascends."""
         problem = self.problem
+        # a step longer than the box's diagonal only overflows (a vanishing kernel has L ~ 0)
+        self.L = max(self.L, float(np.linalg.norm(self.g)) / self.diagonal)
         for _ in range(MAX_HALVINGS):
             d = problem._project(self.x + self.g / self.L) - self.x
             predicted = float(self.g @ d)

@@ -80,7 +80,7 @@ class Run:
         self.bound = bound
         #: The certificate of the best α (the run's ``alpha``).
         self.certificate: Certificate | None = None
-        self._tight, self._upper_allowance = False, 0.0
+        self._tight = False
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
         self.status: str | None = None
@@ -134,10 +134,8 @@ class Run:
         if certificate.lower > self.lower or (self.alpha is not None and np.array_equal(alpha, self.alpha)):
             self.alpha, self.lower, self.scale = np.array(alpha, copy=True), certificate.lower, certificate.scale
             self.certificate, self._tight = certificate, tight
-        if certificate.upper < self.upper:
-            self.upper, self._upper_allowance = certificate.upper, certificate.allowance
-        # the round-off of the two points that give the bracket (the best α's and the best bound's)
-        self.allowance = max(self.certificate.allowance, self._upper_allowance)
+        self.upper = min(self.upper, certificate.upper)
+        self.allowance = certificate.allowance
         self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale))
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
         kind = "absolute" if self.absolute else "relative"
