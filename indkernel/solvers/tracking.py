@@ -121,11 +121,15 @@ class Run:
         """
         if not self.finite(alpha, "the iterate"):
             return True
-        # the gap above f(α) that would end the run: its tolerance above the best lower bound so far
+        return self._record(self._certify(alpha, self.bound), alpha, self.bound == "tight")
+
+    def _certify(self, alpha: np.ndarray, bound: str):
+        """The certificate at α, its bound solved no further than the gap above f(α) that would end
+        the run (the tolerance above the best lower bound so far)."""
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.tol * self.denominator + max(self.lower - self.problem._objective(alpha), 0.0)
-        return self._record(certify(self.problem, alpha, bound=self.bound, target=target), alpha, self.bound == "tight")
+        return certify(self.problem, alpha, bound=bound, target=target)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
         """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
@@ -220,7 +224,7 @@ class Run:
         if self.alpha is not None and not self._tight and self.status != "numerical_error":
             stop = self.status, self.reason
             self.status = None  # the tight check decides anew; its bounds only add to the run's
-            self._record(certify(self.problem, self.alpha, bound="tight"), self.alpha, True)
+            self._record(self._certify(self.alpha, "tight"), self.alpha, True)
             if self.status != "optimal":
                 self.status, self.reason = stop
         self._reporter.close()
