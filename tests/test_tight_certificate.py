@@ -119,7 +119,7 @@ def hinge_offset_loss(decision, y, C, b) -> float:
 def test_estimator_intercept_is_the_exact_offset_for_its_coefficients(method, max_iter):
     """Stopped early, the estimator's ``intercept_`` is still the best offset for its own
     ``dual_coef_`` on its ``proxy_kernel_`` (checked against every breakpoint of the hinge loss),
-    and the result keeps the tight certificate of its α."""
+    and the result keeps the certificate of its α."""
     K0, y = digits_simpson(40, 7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -132,10 +132,10 @@ def test_estimator_intercept_is_the_exact_offset_for_its_coefficients(method, ma
     breakpoints = signs - decision
     best = min(hinge_offset_loss(decision, signs, C, b) for b in breakpoints)
     assert hinge_offset_loss(decision, signs, C, model.intercept_[0]) <= best + 1e-9 * (1 + best)
-    assert model.result_.certificate is not None and model.result_.certificate.source in ("free", "tight")
+    assert model.result_.certificate is not None
 
 
-def test_every_result_ends_with_the_tight_certificate():
+def test_a_run_stopped_short_ends_with_the_tight_certificate():
     problem = svm(30, 4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

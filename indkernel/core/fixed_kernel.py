@@ -208,7 +208,10 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     if libsvm and not tight():
         K = problem.proxy_kernel(alpha)
         for tol in LIBSVM_TOLERANCES:
-            beta, _ = problem._libsvm_beta(K, tol, LIBSVM_CAP)
+            try:
+                beta, _ = problem._libsvm_beta(K, tol, LIBSVM_CAP)
+            except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
+                break
             raw = beta if problem._scale is None else beta * problem._scale  # β in the oracle's space
             search.score(raw, search.multiply(raw))
             x = problem.from_dual_coef(beta)  # onto A

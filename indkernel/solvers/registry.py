@@ -34,8 +34,8 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 #: they run the rank-one oracle on one thread, because the oracle's threads and BLAS's threads
 #: slow each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
-#: The bound of each method's checks unless ``bound=`` says otherwise (every result ends with the tight
-#: one): the paper's methods check as the paper does, with the natural (tight) bound, but for ACCPM,
+#: The bound of each method's checks unless ``bound=`` says otherwise (a run that does not converge
+#: with it ends with the tight one): the paper's methods check as the paper does, with the natural (tight) bound, but for ACCPM,
 #: which certifies every center and where the tight bound would triple the time; apg's cheap
 #: iterations and projected Newton's, accurate enough that the free bound is as tight near the
 #: optimum, check every iterate with the cheaper bounds (``python figures/certified_speed.py
@@ -70,7 +70,8 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"`` (β = u(α)),
         ``"refined"`` (a few O(n²) Newton–CG rounds on the fixed kernel K*(α)) or ``"tight"`` (the
         machine on K*(α) solved until the certified gap is within 1.25 of the exact natural gap).
-        Default per method (``CHECK_BOUND``). The result's bound is always the tight one at its α.
+        Default per method (``CHECK_BOUND``). A run that does not converge with it ends with the
+        tight bound at its best α.
     threads : int, optional
         At most this many threads for the compiled oracle (numba) and for BLAS during the solve;
         default: as many as they have. Inside that cap the sizes and the method choose

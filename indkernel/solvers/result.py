@@ -33,8 +33,9 @@ class SolveResult(Bracket):
     details : dict, method-specific extras (the exchange method's own gap, ...).
     scale : float, ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` at alpha, the denominator of ``relative_gap``.
     certificate : Certificate or None
-        The tight certificate at ``alpha`` (:meth:`IndefiniteProblem.certify`): its ``intercept`` is
-        the exact offset for ``alpha``'s coefficients. ``upper`` may be smaller (another point's).
+        The certificate of ``alpha`` (the tight one where the run ended short of ``tol``): its
+        ``alpha_intercept`` is the exact offset for ``alpha``'s coefficients. ``upper`` may be
+        smaller (another point's).
     """
 
     alpha: np.ndarray

@@ -62,7 +62,7 @@ class Run:
     time_limit : float or None, seconds.
     bound : str
         The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"``,
-        ``"refined"`` or ``"tight"``. Whatever it is, the result's bound is the tight one at its α.
+        ``"refined"`` or ``"tight"``. A run that does not converge with it ends with the tight one.
     verbose : bool, a tqdm progress bar.
     """
 
@@ -218,13 +218,17 @@ class Run:
             self.status, self.reason = status, reason
 
     def result(self) -> SolveResult:
-        """The result, with the tight certificate at its α (:meth:`IndefiniteProblem.certify`,
-        ``bound="tight"``): where the run's checks used a cheaper bound it is computed once here,
-        and it may end the run "optimal" after all; a ConvergenceWarning if still short."""
-        if self.alpha is not None and not self._tight and self.status != "numerical_error":
-            stop = self.status, self.reason
+        """The result. A run that did not converge with its checks' bound (and has time left) gets
+        the tight certificate at its best α (:meth:`IndefiniteProblem.certify`, ``bound="tight"``), which may
+        end it "optimal" after all (a history row where it tightens the bracket); a
+        ConvergenceWarning if still short."""
+        if self.alpha is not None and not self._tight and self.status not in ("optimal", "numerical_error",
+                                                                              "time_limit"):
+            stop, upper = (self.status, self.reason), self.upper
             self.status = None  # the tight check decides anew; its bounds only add to the run's
             self._record(self._certify(self.alpha, "tight"), self.alpha, True)
+            if self.upper == upper:
+                self._rows.pop()  # nothing gained: no row
             if self.status != "optimal":
                 self.status, self.reason = stop
         self._reporter.close()
