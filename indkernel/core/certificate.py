@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import safe_norm
-from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint
 from .fixed_kernel import fixed_kernel_bound
+from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
@@ -112,8 +112,12 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
     if bound != "free":
-        budget = {} if bound == "tight" else dict(max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False)
-        found = fixed_kernel_bound(problem, alpha, point, lower, lower_error + upper_error, target, **budget)
+        floor = lower_error + upper_error
+        if bound == "tight":
+            found = fixed_kernel_bound(problem, alpha, point, lower, floor, target)
+        else:
+            found = fixed_kernel_bound(problem, alpha, point, lower, floor, target, max_rounds=REFINED_ROUNDS,
+                                       cg_steps=REFINED_CG_STEPS, libsvm=False)
         gain = found.gain
         if found.v is not point.u:
             refined = primal_bound(problem, point, found.v, point.multiply(found.v),
