@@ -112,14 +112,13 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
     if bound != "free":
-        floor = lower_error + upper_error
+        given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(problem, alpha, point, lower, floor, target)
+            found = fixed_kernel_bound(*given)
         else:
-            found = fixed_kernel_bound(problem, alpha, point, lower, floor, target, max_rounds=REFINED_ROUNDS,
-                                       cg_steps=REFINED_CG_STEPS, libsvm=False)
+            found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False)
         gain = found.gain
-        if found.v is not point.u:
+        if found.v is not point.u:  # K·v afresh: the search's accumulated products drift beyond one product's error
             refined = primal_bound(problem, point, found.v, point.multiply(found.v),
                                    point.product_error * safe_norm(found.v))
             if refined[0] + refined[1] < upper + upper_error:

@@ -32,14 +32,10 @@ from .tangent_cg import on_hyperplane, tangent_cg
 
 #: Stop once the certified gap is proven within this multiple of the exact natural gap.
 TIGHTNESS = 1.25
-#: Rounds (a gradient projection step, then Newton–CG on its face) of the tight bound at most.
-MAX_ROUNDS = 40
 #: Conjugate-gradient steps per round at most, and the relative residual that ends them.
 CG_STEPS, CG_RESIDUAL = 50, 1e-6
-#: Halvings of the projected Newton step (and doublings of the gradient step's 1/L) at most.
+#: Halvings of the projected Newton step (and doublings of the gradient step's L) at most.
 MAX_HALVINGS = 30
-#: A gradient projection step must gain this fraction of its first-order prediction (Armijo).
-ARMIJO = 0.1
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before libsvm takes over, and libsvm's tolerances then, loosest first; its
@@ -55,38 +51,30 @@ class FixedKernelBound:
     Attributes
     ----------
     v : (dim of u,) array, the best primal point β in the oracle's space (``u(α)`` if nothing beat it).
-    bound : float, the primal bound at v with its round-off allowance.
     gain : float
         ``q(x) - q(α) >= 0`` at the best dual point x: a lower bound on the exact natural gap
         ``U*(α) - f(α)`` (up to round-off).
-    rounds : int, the GPCG rounds done; ``products`` the products with K they took.
     """
 
     v: np.ndarray
-    bound: float
     gain: float
-    rounds: int
-    products: int
 
 
 class _Search:
     """The solve of ``max_{x ∈ A} q(x)``: the current point (x, v = u(x), Kv), its gain
-    ``q(x) - q(α)``, the best primal point so far, and the products with K counted."""
+    ``q(x) - q(α)``, and the best primal point so far (``best`` its bound with its round-off)."""
 
-    def __init__(self, problem, point: ProxyPoint, alpha: np.ndarray):
+    def __init__(self, problem, point: ProxyPoint, alpha: np.ndarray, free_bound: float):
         from .certificate import primal_bound  # the certificate imports this module
 
-        self.problem, self.point, self.products, self._primal_bound = problem, point, 0, primal_bound
+        self.problem, self.point, self._primal_bound = problem, point, primal_bound
         self.linear_gradient = problem._linear_gradient(np.zeros(problem.dim))  # ℓ is linear
         self.q_alpha = problem._linear(alpha) - 0.5 * float(point.u @ point.Ku)
-        self.best_v, self.best = point.u, sum(primal_bound(problem, point, point.u, point.Ku, point.Ku_error)[:2])
-        self.gain, self.L = 0.0, problem.curvature_estimate()
+        self.best_v, self.best, self.gain = point.u, free_bound, 0.0
+        self.x, self.v, self.Kv = alpha, point.u, point.Ku
+        self.g = self.linear_gradient - problem._u_adjoint(point.Ku)
+        self.L, self.curvature = problem.curvature_estimate(), 0.0
         self.diagonal = float(np.linalg.norm(problem._hi - problem._lo)) or 1.0
-        self.move_to(alpha, point.u, point.Ku)
-
-    def multiply(self, v: np.ndarray) -> np.ndarray:
-        self.products += 1
-        return self.point.multiply(v)
 
     def move_to(self, x: np.ndarray, v: np.ndarray, Kv: np.ndarray) -> None:
         """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
@@ -106,7 +94,7 @@ class _Search:
     def step(self, d: np.ndarray) -> float:
         """Move by d if q grows (exactly: ``gᵀd - ½(Ud)ᵀK(Ud)``); the growth (<= 0: not moved)."""
         w = self.problem._u(d)
-        Kw = self.multiply(w)
+        Kw = self.point.multiply(w)
         change = float(self.g @ d) - 0.5 * float(w @ Kw)
         if change > 0.0:
             self.move_to(self.x + d, self.v + w, self.Kv + Kw)
@@ -115,18 +103,16 @@ class _Search:
         return change
 
     def gradient_projection(self) -> bool:
-        """``p_A(x + g/L)``, doubling L to Armijo's ascent (the face); False if none ascends."""
-        problem = self.problem
+        """``p_A(x + g/L)``, doubling L until q grows (it picks the face), the next L from the
+        curvature along the step (Barzilai–Borwein); False if x is stationary."""
         # a step longer than the box's diagonal only overflows (a vanishing kernel has L ~ 0)
         self.L = max(self.L, float(np.linalg.norm(self.g)) / self.diagonal)
         for _ in range(MAX_HALVINGS):
-            d = problem._project(self.x + self.g / self.L) - self.x
-            predicted = float(self.g @ d)
-            change = self.step(d) if predicted > 0 else 0.0
-            if change >= ARMIJO * predicted and change > 0:
-                self.L = max(self.curvature, 1e-12 * problem.curvature_estimate())  # Barzilai–Borwein
-                return True
-            if change > 0:  # moved, but too little: a shorter step from here
+            d = self.problem._project(self.x + self.g / self.L) - self.x
+            if not float(self.g @ d) > 0:
+                return False
+            if self.step(d) > 0:
+                self.L = max(self.curvature, 1e-12 * self.problem.curvature_estimate())
                 return True
             self.L *= 2.0
         return False
@@ -144,7 +130,7 @@ class _Search:
         def system(direction: np.ndarray):
             step_vector[free] = direction  # below the product's round-off the curvature is noise
             w = problem._u(step_vector)
-            Kw = self.multiply(w)
+            Kw = self.point.multiply(w)
             return problem._u_adjoint(Kw)[free], point.product_error * float(w @ w), (w, Kw)
 
         residual = project(self.g[free])
@@ -166,8 +152,8 @@ class _Search:
             t /= 2
 
 
-def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, floor: float,
-                       target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
+def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, free_bound: float,
+                       floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
                        libsvm: bool = True) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
     Newton–CG rounds, then (``libsvm=True``) libsvm at tightening tolerances, each of its points
@@ -177,6 +163,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     Parameters
     ----------
     lower : float, ``f(α)`` (the dual at α, up to the constant penalty).
+    free_bound : float, the primal bound at ``β = u(α)`` with its round-off allowance.
     floor : float
         The round-off allowance of the bracket: a gap within it needs no proof of tightness.
     target : float
@@ -187,8 +174,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
         The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
         without libsvm.
     """
-    search = _Search(problem, point, alpha)
-    rounds = 0
+    search = _Search(problem, point, alpha, free_bound)
 
     def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter)
         gap, gain = search.best - lower, search.gain
@@ -197,11 +183,9 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
         return gap <= (TIGHTNESS if gain > target else 1.0 + (TIGHTNESS - 1.0) / 10) * gain + floor
 
     def polish() -> None:
-        nonlocal rounds
         for _ in range(max_rounds):
             if tight() or not search.gradient_projection():
                 return
-            rounds += 1
             search.newton(cg_steps)
 
     polish()
@@ -213,13 +197,11 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
             except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
                 break
             raw = beta if problem._scale is None else beta * problem._scale  # β in the oracle's space
-            search.score(raw, search.multiply(raw))
+            search.score(raw, search.point.multiply(raw))
             x = problem.from_dual_coef(beta)  # onto A
             v = problem._u(x)
-            search.move_to(x, v, search.multiply(v))
+            search.move_to(x, v, search.point.multiply(v))
             polish()
             if tight():
                 break
-    best_v, best, gain = search.best_v, search.best, search.gain
-    return FixedKernelBound(v=best_v, bound=float(best), gain=float(gain), rounds=rounds,
-                            products=search.products)
+    return FixedKernelBound(v=search.best_v, gain=float(search.gain))
