@@ -164,8 +164,8 @@ def test_m_ellipsoid_drops_only_redundant_cuts():
     G /= np.linalg.norm(G, axis=1, keepdims=True)
     # near cuts and far ones (the rule is conservative: the ellipsoid's radius grows with m = 52)
     h = G @ x + np.concatenate([rng.uniform(0.05, 0.5, 20), rng.uniform(5.0, 60.0, 20)])
-    center, factor = _newton_center(x, a, lo, hi, G, h)
-    flagged = redundant(cut_relevance(G, h, center, factor), 2 * n + len(h))
+    center = _newton_center(x, a, lo, hi, G, h, tol=1e-12, max_steps=200)
+    flagged = redundant(cut_relevance(G, h, center, lo, hi), 2 * n + len(h))
     assert 0 < flagged.sum() < len(h)
     for j in np.flatnonzero(flagged):
         others = np.arange(len(h)) != j

@@ -17,6 +17,7 @@ from test_problem_types import TYPES
 import formulations
 from indkernel import IndefiniteSVC, SVMProblem, SVRProblem, solve
 from indkernel.core.certificate import FEASIBILITY_TOL
+from indkernel.solvers.accpm import PAPER
 
 #: The goal: the certified gap at most this multiple of the exact natural gap.
 RATIO = 1.5
@@ -87,14 +88,13 @@ def test_the_free_bound_is_far_from_tight_where_the_tight_one_is_not():
 
 
 AUTHORS = {(100, 1.0): 30, (100, 10.0): 40, (200, 1.0): 60, (200, 10.0): 100, (500, 1.0): 110, (500, 10.0): 200}
+#: The authors' ACCPM under the same setting (and its time at n = 200: 14 s).
+AUTHORS_ACCPM = {(100, 1.0): 250, (100, 10.0): 200, (200, 1.0): 460}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("n, rho", sorted(AUTHORS))
-def test_projected_gradient_stops_where_the_authors_code_does(n, rho):
-    """USPS 3 vs 5, Simpson, subsets drawn with ``default_rng(n)``, C = 10 with the authors' class
-    weights, an absolute gap of 1e-2 checked every 10 iterations: the iterations the authors' Matlab
-    code needs (run under Octave; their bound is libsvm's approximate dual value, ours certified)."""
+def authors_problem(n: int, rho: float) -> SVMProblem:
+    """USPS 3 vs 5, Simpson, a subset drawn with ``default_rng(n)``, C = 10 with the authors' class
+    weights: the problems the authors' Matlab code was run on (under Octave, beside this project)."""
     from indkernel.datasets import load_usps
     from indkernel.kernels import simpson
 
@@ -103,11 +103,30 @@ def test_projected_gradient_stops_where_the_authors_code_does(n, rho):
     X, digits = load_usps(pair=(3, 5), data_dir=os.environ["INDKERNEL_DATA"], download=False)
     y = np.where(digits == 3, 1.0, -1.0)
     pick = np.random.default_rng(n).choice(len(y), n, replace=False)
-    problem = SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="balanced")
-    result = solve(problem, "pg", tol=1e-2, absolute=True, max_iter=1000)
+    return SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="balanced")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, rho", sorted(AUTHORS))
+def test_projected_gradient_stops_where_the_authors_code_does(n, rho):
+    """An absolute gap of 1e-2 checked every 10 iterations: no more iterations than the authors'
+    Matlab code needs (their bound is libsvm's approximate dual value, ours certified)."""
+    result = solve(authors_problem(n, rho), "pg", tol=1e-2, absolute=True, max_iter=1000)
     assert result.status == "optimal" and result.gap <= 1e-2
     steps = int(result.history.iteration.iloc[-1])  # the check that stopped it, after that many steps
     assert steps <= AUTHORS[n, rho]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, rho", sorted(AUTHORS_ACCPM))
+@pytest.mark.parametrize("variant", ["paper", "default"])
+def test_accpm_needs_no_more_iterations_than_the_authors(n, rho, variant):
+    """ACCPM to an absolute 1e-2, checked every 10 centers: no more centers than the authors' ACCPM
+    (the paper's variant and the default one); the gap is certified by the tight bound."""
+    options = PAPER if variant == "paper" else {}
+    result = solve(authors_problem(n, rho), "accpm", tol=1e-2, absolute=True, max_iter=1000, **options)
+    assert result.status == "optimal" and result.gap <= 1e-2
+    assert result.iterations <= AUTHORS_ACCPM[n, rho]
 
 
 def hinge_offset_loss(decision, y, C, b) -> float:
@@ -168,3 +187,42 @@ def test_the_libsvm_cross_check_says_when_it_stops_early():
         warnings.simplefilter("error", ConvergenceWarning)  # uncapped at the default: no warning
         beta = problem.libsvm_dual_coef(alpha, tol=1e-3)
     assert problem.upper_bound(alpha, beta) >= problem.certify(alpha).lower
+
+
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+def test_optimal_never_hides_the_gap_in_the_constant(method):
+    """At ρ = 1e14 the constant ρ‖(K0)₋‖² of f is 1e14 times the part that moves with α: a relative
+    gap measured against it would call the start "optimal". "optimal" only where the certified gap
+    is within tol of the moving part ``eᵀα - ½(Yα)ᵀ(K0)₊(Yα)`` (ρ → ∞, from a dense eigh)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 5))
+    K0, y = np.tanh(0.5 * X @ X.T - 1.0), np.where(rng.random(40) < 0.5, 1.0, -1.0)
+    values, vectors = np.linalg.eigh(K0)
+    clipped = (vectors * np.maximum(values, 0)) @ vectors.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = solve(SVMProblem(K0, y, C=1.0, rho=1e14), method, tol=1e-6, max_iter=300)
+    u = y * result.alpha
+    moving = result.alpha.sum() - 0.5 * u @ clipped @ u
+    assert moving > 1.0  # the start already moves the objective by more than 1
+    assert result.status != "optimal" or result.gap <= 1.01e-6 * moving, (result.status, result.gap, moving)
+
+
+@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+def test_an_svr_iterate_at_zero_is_not_called_optimal(method):
+    """6 points, a PSD kernel of eigenvalues 1.7e4 to 1.7e6, targets within ±5000, C = 1e5: α = 0
+    has f(α) = 0 and a zero α-dependent scale while p* is near 273 (cvxpy's max-min SDP), so a
+    relative gap against the gradient's range over the box (1e9) would hide the whole objective."""
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    K0 = (Q * np.geomspace(1.7e4, 1.7e6, 6)) @ Q.T
+    targets = rng.uniform(-5000, 5000, 6)
+    problem = SVRProblem(K0, targets, C=1e5, rho=10.0, epsilon=0.1)
+    reference = formulations.svr_maxmin_sdp(K0, targets, 1e5, 10.0, 0.1)
+    p_star = reference.solve(**TIGHT_CLARABEL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = solve(problem, method, tol=1e-6, max_iter=2000)
+    slack = 1e-5 * abs(p_star)
+    assert result.lower - slack <= p_star <= result.upper + slack
+    assert result.status != "optimal" or result.gap <= 1e-5 * abs(p_star), (result.status, result.lower, result.upper)

@@ -125,11 +125,6 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
                 (upper, upper_error, offset), source = refined, bound
     uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
     scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
-    # below the round-off of the objective's size the α-dependent part is 0 to float64 (at α = 0,
-    # say): then the gap is measured against that size, f(α) and its first-order range over the box
-    size = abs(lower) + float(np.abs(gradient) @ problem._coordinate_ranges)
-    if scale <= ROUNDOFF_FACTOR * problem.dim * UNIT_ROUNDOFF * size:
-        scale = size
     return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                        intercept=float(offset + problem._offset_shift), source=source, scale=float(scale),
                        allowance=float(lower_error + upper_error), natural_gap_floor=float(gain),

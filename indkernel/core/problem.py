@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from functools import cached_property
 
 import numpy as np
 import scipy.linalg
@@ -340,17 +339,6 @@ class IndefiniteProblem(ABC):
                 return end.astype(float)
         return None
 
-    @cached_property
-    def _coordinate_ranges(self) -> np.ndarray:
-        """The width ``w_i`` of each coordinate's range over A (the box cut by ``aᵀα = b``: the
-        other coordinates bound what ``a_iα_i`` can be), an (dim,) array."""
-        a, b, lo, hi = self.feasible_set
-        top, bottom = np.maximum(a * lo, a * hi), np.minimum(a * lo, a * hi)
-        # a_iα_i = b - (the others' sum), which lies in [Σ bottom - bottom_i, Σ top - top_i]
-        reach_low, reach_high = b - (top.sum() - top), b - (bottom.sum() - bottom)
-        width = np.minimum(top, reach_high) - np.maximum(bottom, reach_low)
-        return np.maximum(width, 0.0) / np.abs(a)
-
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
         return self._feasibility_violation(check_vector(alpha, self.dim, "alpha"))
@@ -381,10 +369,11 @@ class IndefiniteProblem(ABC):
         for any β, feasible or not. ``Certificate.scale = |ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` is the
         α-dependent size of the objective, against which the solvers measure a relative gap: it
         leaves out the constant ``ρ‖(K0)₋‖²_F`` of φ, and ``uᵀ|K0|u`` (the kernel's eigenvalues
-        in absolute value) keeps it from vanishing where ``K*`` is nearly 0 along u. Where it is
-        below the round-off ``γ`` of the objective's size ``|f(α)| + Σ|∂_i f(α)|·w_i`` (the value
-        and its first-order range over A, ``w`` = :attr:`_coordinate_ranges`), as at α = 0, it is 0 to float64 and
-        the scale is that size instead, so an exact bracket there is a small relative gap.
+        in absolute value) keeps it from vanishing where ``K*`` is nearly 0 along u. Nothing else
+        stands in for it: where it is 0 (at α = 0, say) or below the round-off of the constant
+        (ρ = 1e15), a relative gap is within tolerance only if the bracket is exact, and a solver
+        ends "roundoff" (pass ``absolute=True``), never "optimal" with a gap the size of the
+        objective's moving part.
 
         Raises
         ------

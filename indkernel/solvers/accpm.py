@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from .tracking import Run
+from .tracking import Run, _positive_int
 
-CENTERS = ("newton", "cvxpy")
+CENTERS = ("cg", "newton", "cvxpy")
 
 
 class CenteringError(RuntimeError):
@@ -46,6 +46,19 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
     return x_of(0.5 * (low + high))
 
 
+#: The centering as the authors' code does it: at most 30 Newton steps, each by Jacobi-preconditioned
+#: conjugate gradients to a relative residual of 0.1 in at most ⌈0.1n⌉ products (and at least
+#: ``CG_LEAST``: with one or two at n < 20 the centers drift onto the cuts), stopped once half
+#: the squared Newton decrement is at most ``LOOSE_CENTERING_TOL``: measured with ``python
+#: figures/accpm_variants.py`` and values from 0.01 (the authors') to 1, about 0.3 took the fewest
+#: centers to a certified 1e-2 on every problem, and tighter centers only near the optimum took more.
+#: But where the localization set is thin, such a loose center can land next to a cut (a random
+#: n = 8 problem lost its interior at a relative gap of 5e-6): a center whose smallest slack is
+#: below ``THIN`` times its largest is centered on to ``CENTERING_TOL``, the authors' 0.01.
+CENTERING_STEPS, CENTERING_TOL, LOOSE_CENTERING_TOL, THIN = 30, 0.01, 0.3, 1e-9
+CG_RESIDUAL, CG_FRACTION, CG_LEAST = 0.1, 0.1, 10
+
+
 def _barrier_hessian(x, lo, hi, G, h):
     """Slacks ``(hi - x, x - lo, h - Gx)`` and the Hessian of the log barrier at x."""
     up, down, cut = hi - x, x - lo, h - G @ x
@@ -54,27 +67,103 @@ def _barrier_hessian(x, lo, hi, G, h):
     return up, down, cut, hessian
 
 
-def _newton_center(x, a, lo, hi, G, h, tol=1e-9, max_steps=200, proximal=0.0, anchor=None):
-    """Damped Newton for ``min -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx) + (μ/2)‖x - x̂‖²``
-    s.t. ``aᵀx = b`` (μ = ``proximal``, x̂ = ``anchor``; μ = 0: the analytic center), from a
-    strictly feasible x with ``aᵀx = b``; the equality is kept by the KKT step
-    ``Δ = -H⁻¹(∇ + νa)``, ``ν = -aᵀH⁻¹∇ / aᵀH⁻¹a``. Returns the center and the Cholesky factor of
-    the barrier's Hessian there (for the relevance of the cuts)."""
+def _newton_center(x, a, lo, hi, G, h, *, tol=CENTERING_TOL, max_steps=CENTERING_STEPS, cg_steps=None,
+                   proximal=0.0, anchor=None) -> np.ndarray:
+    """Newton's method for ``min φ(x) = -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx) + (μ/2)‖x - x̂‖²``
+    s.t. ``aᵀx = b`` (a of unit norm; μ = ``proximal``, x̂ = ``anchor``; μ = 0: the analytic
+    center), from a strictly feasible x with ``aᵀx = b``, stopped once ``λ²/2 <= tol`` (λ the
+    Newton decrement) or after ``max_steps``. The step minimizes φ's quadratic model on ``aᵀΔ = 0``:
+    exactly through the Hessian's Cholesky factor (``cg_steps=None``) or, as the authors' code,
+    by at most ``cg_steps`` preconditioned conjugate gradients (:func:`_cg_step`, O(mn) each);
+    a backtracking search keeps x strictly inside and φ decreasing."""
     for _ in range(max_steps):
-        up, down, cut, hessian = _barrier_hessian(x, lo, hi, G, h)
+        up, down, cut = hi - x, x - lo, h - G @ x
         gradient = 1 / up - 1 / down + G.T @ (1 / cut)
+        diagonal, weights = 1 / up ** 2 + 1 / down ** 2, 1 / cut ** 2
         if proximal and anchor is not None:  # no anchor before the first certified point
             gradient += proximal * (x - anchor)
-            hessian[np.diag_indices_from(hessian)] += proximal
-        factor = scipy.linalg.cho_factor(hessian)
-        solved_a, solved_g = scipy.linalg.cho_solve(factor, a), scipy.linalg.cho_solve(factor, gradient)
-        step = -(solved_g - solved_a * (a @ solved_g) / (a @ solved_a))
-        decrement = float(np.sqrt(max(-gradient @ step, 0.0)))
-        if decrement ** 2 <= tol:
-            return x, factor
-        t = 1.0 if decrement < 0.25 else 1.0 / (1.0 + decrement)  # stays strictly feasible
-        x = x + t * step
-    return x, factor
+            diagonal += proximal
+        if cg_steps is None:
+            hessian = (G.T * weights) @ G
+            hessian[np.diag_indices_from(hessian)] += diagonal
+            factor = scipy.linalg.cho_factor(hessian)
+            solved_a, solved_g = scipy.linalg.cho_solve(factor, a), scipy.linalg.cho_solve(factor, gradient)
+            step = -(solved_g - solved_a * (a @ solved_g) / (a @ solved_a))
+        else:
+            step = _cg_step(gradient, diagonal, G, weights, a, cg_steps)
+        decrement = max(-float(gradient @ step), 0.0)  # λ²
+        if decrement <= 2 * tol:
+            return x
+        x = _search(x, step, decrement, (up, down, cut), G, lambda y: _barrier(y, lo, hi, G, h, proximal, anchor))
+    return x
+
+
+def _cg_step(gradient, diagonal, G, weights, a, steps):
+    """Projected preconditioned CG for ``min ½ΔᵀHΔ + gᵀΔ`` s.t. ``aᵀΔ = 0`` (``H = diag +
+    Gᵀ diag(weights) G``, a of unit norm), with the Jacobi preconditioner M projected in M's metric
+    so that every iterate keeps ``aᵀΔ = 0``; stopped at a relative residual of ``CG_RESIDUAL`` or
+    after ``steps`` products. Every iterate is a descent direction."""
+    inverse = 1 / (diagonal + (G * G).T @ weights)
+    inverse_a = inverse * a
+    inverse_aa = float(a @ inverse_a)
+
+    def precondition(r):
+        z = inverse * r
+        return z - inverse_a * (a @ z) / inverse_aa
+
+    step = np.zeros_like(gradient)
+    residual = gradient
+    z = precondition(residual)
+    direction, rz = -z, float(residual @ z)
+    target = CG_RESIDUAL ** 2 * rz
+    for _ in range(steps):
+        product = diagonal * direction + G.T @ (weights * (G @ direction))
+        curvature = float(direction @ product)
+        if not curvature > 0:
+            break
+        length = rz / curvature
+        step = step + length * direction
+        residual = residual + length * product
+        z = precondition(residual)
+        rz, previous = float(residual @ z), rz
+        if rz <= target:
+            break
+        direction = -z + (rz / previous) * direction
+    return step
+
+
+def _search(x, step, decrement, slacks, G, barrier):
+    """x + tΔ with the damped Newton length ``t = 1/(1 + λ)`` (1 once λ < 1/4), at most 0.99 of
+    the way to the boundary, halved until the barrier decreases by at least ``t·λ²/4``."""
+    up, down, cut = slacks
+    rates = np.concatenate([-step, step, -(G @ step)])
+    shrinking = rates < 0
+    reach = float(np.min(-np.concatenate(slacks)[shrinking] / rates[shrinking], initial=np.inf))
+    t = min(1.0 if decrement < 0.0625 else 1.0 / (1.0 + np.sqrt(decrement)), 0.99 * reach)
+    value = barrier(x)
+    for _ in range(60):
+        candidate = x + t * step
+        if barrier(candidate) <= value - 0.25 * t * decrement:
+            return candidate
+        t *= 0.5
+    return x
+
+
+def _thin(x, lo, hi, G, h) -> bool:
+    """True if x's smallest slack is below ``THIN`` times its largest (a loose center next to a cut)."""
+    slacks = np.concatenate([hi - x, x - lo, h - G @ x])
+    return bool(slacks.min() < THIN * slacks.max())
+
+
+def _barrier(x, lo, hi, G, h, proximal, anchor) -> float:
+    """φ at x (+inf outside the set)."""
+    slacks = np.concatenate([hi - x, x - lo, h - G @ x])
+    if not slacks.min() > 0:
+        return np.inf
+    value = -float(np.sum(np.log(slacks)))
+    if proximal and anchor is not None:
+        value += 0.5 * proximal * float((x - anchor) @ (x - anchor))
+    return value
 
 
 def _cvxpy_center(x, a, b, lo, hi, G, h):
@@ -87,21 +176,22 @@ def _cvxpy_center(x, a, b, lo, hi, G, h):
     model = formulations.analytic_center(G_all, h_all - G_all @ shift, a)
     model.solve(solver=formulations.DEFAULT_SOLVER, **formulations.ACCURATE[formulations.DEFAULT_SOLVER])
     center = model.variables["x"].value + shift
-    # the Hessian at the answer, for the relevance measure
-    up, down, cut, hessian = _barrier_hessian(center, lo, hi, G, h)
-    if min(up.min(), down.min(), cut.min(initial=np.inf)) <= 0:
+    if not _barrier(center, lo, hi, G, h, 0.0, None) < np.inf:
         raise CenteringError("the cvxpy analytic center is not strictly inside the localization set")
-    return center, scipy.linalg.cho_factor(hessian)
+    return center
 
+
+#: Added to the unit diagonal of the scaled barrier Hessian before the relevance's Cholesky factor.
+RELEVANCE_RIDGE = 1e-12
 
 #: The paper's ACCPM (``alg:accpm``, the authors' code): neutral cuts through each analytic
 #: center and the cut limit by relevance only; ``solve(problem, "accpm", **PAPER)``.
 PAPER: dict[str, Any] = dict(deep_cuts=False, proximal=0.0, drop_redundant=False)
 
 
-def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | None = None, deep_cuts: bool = True,
-          proximal: float = 1.0, drop_redundant: bool = False) -> None:
-    """Analytic center cutting plane method (``alg:accpm``), every center certified.
+def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_constraints: int | None = None,
+          deep_cuts: bool = True, proximal: float = 1.0, drop_redundant: bool = False) -> None:
+    """Analytic center cutting plane method (``alg:accpm``).
 
     The localization set starts as ``A = {aᵀx = b, lo <= x <= hi}`` (2n inequalities and the
     equality, which the Newton step keeps exactly rather than by a barrier). At each center
@@ -110,14 +200,16 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     ``∇f(x_k)ᵀ(x - x_k) >= f_best - f(x_k)`` (valid because f is concave: ``f(x) <= f(x_k) +
     ∇f(x_k)ᵀ(x - x_k)``; ``f_best`` the certified lower bound, so round-off cannot make it too
     deep), its depth capped so that the ray along the gradient still enters the new set.
-    ``drop_redundant`` removes, after each centering, the cuts that the m-ellipsoid around the
-    analytic center proves redundant (the authors' rule: the set lies in ``{y : ‖y - x‖_H <= m}``,
-    H the barrier's Hessian and m the number of inequalities, so a cut with
-    ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds); with ``proximal = μ > 0`` the center is the
-    proximal analytic center, the minimizer of the barrier plus ``(μ/2)‖x - x̂‖²`` with x̂ the best
-    point so far (proximal ACCPM), where the ellipsoid rule does not hold (the two are refused together).
-    When there are more than ``max_constraints`` inequalities, the cuts of least relevance
-    ``a_jᵀH⁻¹a_j / (b_j - a_jᵀx)²`` are dropped.
+
+    As in the authors' code, every center raises the lower bound (f there, with the free upper
+    bound beside it) and every ``check_every``-th is certified with the run's bound (the tight one
+    by default); there the cuts are pruned: with ``drop_redundant`` those that the m-ellipsoid
+    around the center proves redundant (the set lies in ``{y : ‖y - x‖_H <= m}``, H the barrier's
+    Hessian and m the number of inequalities, so a cut with ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds;
+    exact at an analytic center), then, above ``max_constraints`` inequalities, those of least
+    relevance ``gⱼᵀH⁻¹gⱼ / (hⱼ - gⱼᵀx)²``. With ``proximal = μ > 0`` the center is the proximal
+    analytic center, the minimizer of the barrier plus ``(μ/2)‖x - x̂‖²`` with x̂ the best point so
+    far (proximal ACCPM), where the ellipsoid rule does not hold (the two are refused together).
 
     The paper's step 3 limits the *constraints* to 3n; the authors' code counts only the cuts
     against it (3n cuts, so 5n inequalities with the box). Here every inequality counts, box
@@ -133,9 +225,13 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
 
     Parameters
     ----------
-    center : "newton" (default) or "cvxpy"
-        The analytic center by damped Newton steps, or by the ``formulations`` model (reference;
-        analytic centers only, ``proximal = 0``).
+    center : "cg" (default), "newton" or "cvxpy"
+        How each center is computed: as the authors' code (:data:`CENTERING_STEPS` Newton steps at
+        most, each by preconditioned conjugate gradients, stopped at ``λ²/2 <= 0.01``), by exact
+        Newton steps to ``λ² <= 1e-9``, or by the ``formulations`` model (the reference; analytic
+        centers only, ``proximal = 0``).
+    check_every : int, default 10
+        Certify every this many centers with the run's bound.
     max_constraints : int, optional, default 5n
         Inequalities kept, the 2n box constraints included.
     deep_cuts : bool, default True
@@ -146,11 +242,11 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         Drop the cuts that the m-ellipsoid proves redundant (analytic centers only: with ``proximal=0``).
 
     The defaults are the variant that reached a certified gap fastest in
-    ``python figures/accpm_variants.py`` (deep cuts and the proximal center, μ = 1); the
-    m-ellipsoid rule dropped few cuts there and cost time. ``**PAPER`` selects the paper's method.
+    ``python figures/accpm_variants.py``. ``**PAPER`` selects the paper's method.
     """
     if center not in CENTERS:
         raise ValueError(f"center must be one of {CENTERS}; got {center!r}")
+    check_every = _positive_int(check_every, "check_every")
     proximal = float(proximal)
     if not (np.isfinite(proximal) and proximal >= 0):
         raise ValueError(f"proximal must be a finite weight >= 0 (0: the analytic center); got {proximal!r}")
@@ -165,35 +261,46 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
     max_cuts = (5 * n if max_constraints is None else max_constraints) - 2 * n
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
+    newton: dict[str, Any] = (dict(cg_steps=max(int(np.ceil(CG_FRACTION * n)), CG_LEAST), tol=LOOSE_CENTERING_TOL)
+                              if center == "cg" else dict(tol=1e-9, max_steps=200))
     G, h = np.empty((0, n)), np.empty(0)
     try:
         x = box_center(a, b, lo, hi)
     except CenteringError as exc:
         run.fail("failed", str(exc))
         return
-    for _ in run.iterations():
+    for k in run.iterations():
         try:
-            if center == "newton":
-                x, factor = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=_best_t(run, origin, width))
+            if center == "cvxpy":
+                x = _cvxpy_center(x, a, b, lo, hi, G, h)
             else:
-                x, factor = _cvxpy_center(x, a, b, lo, hi, G, h)
-            if not np.all(np.isfinite(x)):
-                raise CenteringError("the Newton steps left the finite numbers")
+                anchor = _best_t(run, origin, width)
+                x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, **newton)
+                if center == "cg" and _thin(x, lo, hi, G, h):
+                    x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor,
+                                       **dict(newton, tol=CENTERING_TOL))
+            if not _barrier(x, lo, hi, G, h, 0.0, None) < np.inf:
+                raise CenteringError("the center is not strictly inside the localization set")
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
             run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
             return
         alpha = problem._project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
-        if run.observe(alpha):
+        check = k % check_every == 0
+        if run.check(alpha) if check else run.observe(alpha, "free"):
             return
         g = problem._gradient(alpha) * width  # the gradient in t
         norm = float(np.linalg.norm(g))
         g = g / norm if norm > 0 else g
-        direction = g - a * (a @ g) / (a @ a)  # the gradient within the hyperplane
+        direction = g - a * (a @ g)  # the gradient within the hyperplane
         if not np.any(direction):
             run.fail("stalled", "the gradient is orthogonal to A at the center: no cut can be placed")
             return
-        if G.shape[0] and (drop_redundant or G.shape[0] >= max_cuts):
-            relevance = cut_relevance(G, h, x, factor)
+        if G.shape[0] and ((check and drop_redundant) or G.shape[0] >= max_cuts):
+            try:
+                relevance = cut_relevance(G, h, x, lo, hi)
+            except (np.linalg.LinAlgError, ValueError) as exc:
+                run.fail("failed", f"the barrier's Hessian at the center is singular or not finite ({exc})")
+                return
             if drop_redundant:
                 keep = ~redundant(relevance, 2 * n + G.shape[0])
                 G, h, relevance = G[keep], h[keep], relevance[keep]
@@ -214,10 +321,18 @@ def accpm(problem, run: Run, *, center: str = "newton", max_constraints: int | N
         x = x + 0.5 * (depth / float(g @ direction) + reach) * direction
 
 
-def cut_relevance(G: np.ndarray, h: np.ndarray, x: np.ndarray, factor) -> np.ndarray:
-    """``gⱼᵀH⁻¹gⱼ / (hⱼ - gⱼᵀx)²`` of each cut ``gⱼᵀy <= hⱼ`` at x, H (its Cholesky ``factor``) the
-    barrier's Hessian: the squared reach of the Dikin ellipsoid towards the cut."""
-    return np.einsum("ij,ji->i", G, scipy.linalg.cho_solve(factor, G.T)) / (h - G @ x) ** 2
+def cut_relevance(G: np.ndarray, h: np.ndarray, x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``gⱼᵀH⁻¹gⱼ / (hⱼ - gⱼᵀx)²`` of each cut ``gⱼᵀy <= hⱼ`` at x, H the barrier's Hessian: the
+    squared reach of the Dikin ellipsoid towards the cut. H is factored after scaling it to a unit
+    diagonal and adding ``RELEVANCE_RIDGE``: near the optimum the localization set is thin (slacks
+    of 1e-9) and H singular to float64, and a ranking needs no more digits."""
+    hessian = _barrier_hessian(x, lo, hi, G, h)[3]
+    scale = 1 / np.sqrt(np.diag(hessian))
+    scaled_hessian = hessian * np.outer(scale, scale)
+    scaled_hessian[np.diag_indices_from(scaled_hessian)] += RELEVANCE_RIDGE
+    factor = scipy.linalg.cho_factor(scaled_hessian)
+    scaled = G.T * scale[:, None]
+    return np.einsum("ij,ji->i", scaled.T, scipy.linalg.cho_solve(factor, scaled)) / (h - G @ x) ** 2
 
 
 def redundant(relevance: np.ndarray, m: int) -> np.ndarray:

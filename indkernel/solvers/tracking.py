@@ -83,6 +83,7 @@ class Run:
         self._tight = False
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
+        self._lower_allowance = self._upper_allowance = 0.0
         self.status: str | None = None
         self.reason: str | None = None
         self.iteration = self.completed = 0
@@ -112,8 +113,9 @@ class Run:
                 k += 1
                 self._reporter.update()
 
-    def observe(self, alpha: np.ndarray) -> bool:
-        """Certify the feasible ``alpha``, keep the best bounds, record a history row.
+    def observe(self, alpha: np.ndarray, bound: str | None = None) -> bool:
+        """Certify the feasible ``alpha`` (with ``bound``, default the run's), keep the best bounds,
+        record a history row.
 
         Returns True once the run is over: the certified gap is within tolerance (status
         ``"optimal"``), only round-off keeps it above (``"roundoff"``), or the point or its
@@ -121,7 +123,23 @@ class Run:
         """
         if not self.finite(alpha, "the iterate"):
             return True
-        return self._record(self._certify(alpha, self.bound), alpha, self.bound == "tight")
+        bound = self.bound if bound is None else bound
+        return self._record(self._certify(alpha, bound), alpha, bound == "tight")
+
+    def check(self, alpha: np.ndarray) -> bool:
+        """:meth:`observe` with the run's bound, escalated to the tight one wherever that could end
+        the run: where the cheaper certificate falls short of the tolerance but its proven floor on
+        the exact natural gap (``Certificate.natural_gap_floor``) leaves room for it. So a check
+        stops where a tight check would, at the cheaper bound's price elsewhere."""
+        if not self.finite(alpha, "the iterate"):
+            return True
+        certificate, tight = self._certify(alpha, self.bound), self.bound == "tight"
+        if not tight and self.bound != "free":
+            reach = self.problem._objective(alpha) + certificate.natural_gap_floor - self.lower
+            short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > self.tol * self.denominator
+            if short and reach <= self.tol * max(self.denominator, certificate.scale if not self.absolute else 1.0):
+                certificate, tight = self._certify(alpha, "tight"), True
+        return self._record(certificate, alpha, tight)
 
     def _certify(self, alpha: np.ndarray, bound: str):
         """The certificate at α, its bound solved no further than the gap above f(α) that would end
@@ -137,9 +155,11 @@ class Run:
             return True
         if certificate.lower > self.lower or (self.alpha is not None and np.array_equal(alpha, self.alpha)):
             self.alpha, self.lower, self.scale = np.array(alpha, copy=True), certificate.lower, certificate.scale
-            self.certificate, self._tight = certificate, tight
-        self.upper = min(self.upper, certificate.upper)
-        self.allowance = certificate.allowance
+            self.certificate, self._tight, self._lower_allowance = certificate, tight, certificate.allowance
+        if certificate.upper <= self.upper:
+            self.upper, self._upper_allowance = certificate.upper, certificate.allowance
+        # the round-off of the bracket: of the points that give its ends, not of the last one
+        self.allowance = max(self._lower_allowance, self._upper_allowance)
         self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale))
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
         kind = "absolute" if self.absolute else "relative"
