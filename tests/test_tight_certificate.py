@@ -226,3 +226,19 @@ def test_an_svr_iterate_at_zero_is_not_called_optimal(method):
     slack = 1e-5 * abs(p_star)
     assert result.lower - slack <= p_star <= result.upper + slack
     assert result.status != "optimal" or result.gap <= 1e-5 * abs(p_star), (result.status, result.lower, result.upper)
+
+
+def test_roundoff_is_judged_by_the_points_of_the_bracket():
+    """SVR, n = 16, a rank-5 indefinite K0, C = 1e3, ρ = 1e-3, ε = 0: the paper's step sends pg's
+    iterates to the box's corners, whose certificates carry a huge round-off allowance, while its
+    bracket comes from far better points. apg certifies the tolerance, so "roundoff" ("cannot reach
+    tol in floating point") would be false: the diagnosis reads the bracket's own allowance."""
+    rng = np.random.default_rng(2)
+    B = rng.standard_normal((16, 5))
+    K0 = (B * np.array([1.0, 1.0, 1.0, -1.0, -1.0])) @ B.T
+    problem = SVRProblem(K0, rng.standard_normal(16), C=1e3, rho=1e-3, epsilon=0.0)
+    assert solve(problem, "apg", tol=1e-6).status == "optimal"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pg = solve(problem, "pg", tol=1e-6, max_iter=300)
+    assert pg.status != "roundoff", pg.stop_reason
