@@ -186,8 +186,9 @@ def _compare(args) -> int:
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
-                        time_limit=args.time_limit, verbose=not args.quiet)
+        limit = {} if args.time_limit is None else dict(time_limit=args.time_limit)  # else compare's default
+        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet,
+                        **limit)
     print(table.to_string(index=False))
     if args.plot:
         import matplotlib
@@ -325,7 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
     problem.add_argument("--time-limit", type=_positive, default=None, metavar="SECONDS",
                          help="stop each method after this many seconds, its setup included (the eigendecomposition "
-                              "of K0 cannot be interrupted: a run whose setup alone took longer stops after it)")
+                              "of K0 cannot be interrupted: a run whose setup alone took longer stops after it); "
+                              "default: none for solve, 15 s a method for compare")
 
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
                                 description="Solve eq:kern_learn and print lower bound, certified upper bound "

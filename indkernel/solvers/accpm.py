@@ -52,10 +52,12 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
 #: the squared Newton decrement is at most ``LOOSE_CENTERING_TOL``: measured with ``python
 #: figures/accpm_variants.py`` and values from 0.01 (the authors') to 1, about 0.3 took the fewest
 #: centers to a certified 1e-2 on every problem, and tighter centers only near the optimum took more.
-#: But where the localization set is thin, such a loose center can land next to a cut (a random
-#: n = 8 problem lost its interior at a relative gap of 5e-6): a center whose smallest slack is
-#: below ``THIN`` times its largest is centered on to ``CENTERING_TOL``, the authors' 0.01.
-CENTERING_STEPS, CENTERING_TOL, LOOSE_CENTERING_TOL, THIN = 30, 0.01, 0.3, 1e-9
+#: But where the localization set is thin (near an optimum on a face of the box), such a loose
+#: center can land next to a cut (random problems of n = 8 to 15 lost their interior at relative
+#: gaps of 1e-3 to 5e-6): a center whose smallest slack is below ``THIN`` times its largest is
+#: centered on exactly (``EXACT``: Newton steps through the Hessian's Cholesky factor).
+CENTERING_STEPS, LOOSE_CENTERING_TOL, THIN = 30, 0.3, 1e-9
+EXACT: dict[str, Any] = dict(tol=1e-9, max_steps=200)
 CG_RESIDUAL, CG_FRACTION, CG_LEAST = 0.1, 0.1, 10
 
 
@@ -67,7 +69,7 @@ def _barrier_hessian(x, lo, hi, G, h):
     return up, down, cut, hessian
 
 
-def _newton_center(x, a, lo, hi, G, h, *, tol=CENTERING_TOL, max_steps=CENTERING_STEPS, cg_steps=None,
+def _newton_center(x, a, lo, hi, G, h, *, tol=LOOSE_CENTERING_TOL, max_steps=CENTERING_STEPS, cg_steps=None,
                    proximal=0.0, anchor=None) -> np.ndarray:
     """Newton's method for ``min φ(x) = -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx) + (μ/2)‖x - x̂‖²``
     s.t. ``aᵀx = b`` (a of unit norm; μ = ``proximal``, x̂ = ``anchor``; μ = 0: the analytic
@@ -189,7 +191,7 @@ RELEVANCE_RIDGE = 1e-12
 PAPER: dict[str, Any] = dict(deep_cuts=False, proximal=0.0, drop_redundant=False)
 
 
-def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_constraints: int | None = None,
+def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, max_constraints: int | None = None,
           deep_cuts: bool = True, proximal: float = 1.0, drop_redundant: bool = False) -> None:
     """Analytic center cutting plane method (``alg:accpm``).
 
@@ -225,10 +227,14 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
 
     Parameters
     ----------
-    center : "cg" (default), "newton" or "cvxpy"
-        How each center is computed: as the authors' code (:data:`CENTERING_STEPS` Newton steps at
-        most, each by preconditioned conjugate gradients, stopped at ``λ²/2 <= 0.01``), by exact
-        Newton steps to ``λ² <= 1e-9``, or by the ``formulations`` model (the reference; analytic
+    center : "newton" (default), "cg" or "cvxpy"
+        How each center is computed: by exact Newton steps to ``λ² <= 1e-9`` (``EXACT``); as the
+        authors' code, loosely (at most :data:`CENTERING_STEPS` Newton steps, each by
+        preconditioned conjugate gradients, stopped at ``λ²/2 <= LOOSE_CENTERING_TOL``), which
+        reaches the paper's accuracy (an absolute 1e-2) in fewer centers than the authors' code and
+        3-6x the projected gradient's time, but may lose the localization set's interior before a
+        relative 1e-6 on small problems whose optimum lies on a face of the box (measured: random
+        n = 10 and 15), so it is not the default; or by the ``formulations`` model (the reference; analytic
         centers only, ``proximal = 0``).
     check_every : int, default 10
         Certify every this many centers with the run's bound.
@@ -262,7 +268,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
     newton: dict[str, Any] = (dict(cg_steps=max(int(np.ceil(CG_FRACTION * n)), CG_LEAST), tol=LOOSE_CENTERING_TOL)
-                              if center == "cg" else dict(tol=1e-9, max_steps=200))
+                              if center == "cg" else EXACT)
     G, h = np.empty((0, n)), np.empty(0)
     try:
         x = box_center(a, b, lo, hi)
@@ -277,8 +283,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
                 anchor = _best_t(run, origin, width)
                 x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, **newton)
                 if center == "cg" and _thin(x, lo, hi, G, h):
-                    x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor,
-                                       **dict(newton, tol=CENTERING_TOL))
+                    x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, **EXACT)
             if not _barrier(x, lo, hi, G, h, 0.0, None) < np.inf:
                 raise CenteringError("the center is not strictly inside the localization set")
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
