@@ -224,10 +224,15 @@ class Run:
 
     @property
     def gap_measure(self) -> float:
+        """The gap, relative to ``scale`` unless absolute. Where the α-dependent part is identically
+        0 (α = 0) a relative gap has nothing to be relative to: a bracket exact to round-off (within
+        ``ROUNDOFF_MULTIPLE`` allowances: p* = f(0) to the last digits) counts as 0, any other as inf."""
         gap = self.upper - self.lower
         if gap <= 0 or self.absolute:
             return gap
-        return gap / self.scale if self.scale > 0 else np.inf
+        if self.scale > 0:
+            return gap / self.scale
+        return 0.0 if gap <= ROUNDOFF_MULTIPLE * self.allowance else np.inf
 
     @property
     def converged(self) -> bool:
