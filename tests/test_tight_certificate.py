@@ -16,6 +16,7 @@ from test_problem_types import TYPES
 
 import formulations
 from indkernel import IndefiniteSVC, SVMProblem, SVRProblem, solve
+from indkernel.core import ComponentwiseSVMProblem
 from indkernel.core.certificate import FEASIBILITY_TOL
 from indkernel.solvers.accpm import PAPER
 
@@ -243,3 +244,29 @@ def test_roundoff_is_judged_by_the_points_of_the_bracket():
         warnings.simplefilter("ignore", ConvergenceWarning)
         pg = solve(problem, "pg", tol=1e-6, max_iter=300)
     assert pg.status != "roundoff", pg.stop_reason
+
+
+def newton_stall_cases() -> dict:
+    """The problems where projected Newton stalled (1000 iterations short of what apg certifies)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 4))
+    return {
+        "componentwise": ComponentwiseSVMProblem(-3.06 * np.eye(5), np.array([1.0, -1, 1, -1, 1]), C=402.0,
+                                                 h=[2.6e-4, 3.4e-3, 6.3e-3, 4.0e-3, 1.3e-6]),
+        "two-point svr": SVRProblem(-51.29 * np.eye(2), np.array([-118.56, -26.62]), C=7.2e5, rho=128.0,
+                                    epsilon=0.0),
+        "svr with a tube": SVRProblem(np.tanh(0.5 * X @ X.T - 1.0), 10 * rng.standard_normal(30), C=1e4, rho=1.0,
+                                      epsilon=0.5),
+    }
+
+
+@pytest.mark.parametrize("case", [pytest.param("componentwise"), pytest.param("two-point svr"),
+                                  pytest.param("svr with a tube", marks=pytest.mark.slow)])
+def test_projected_newton_certifies_where_it_used_to_stall(case):
+    """Where the gap does not halve in 20 iterations Newton hands over to apg, so it certifies the
+    tolerance wherever apg does, and both brackets overlap."""
+    problem = newton_stall_cases()[case]
+    newton, apg = solve(problem, "newton", tol=1e-6), solve(problem, "apg", tol=1e-6)
+    assert apg.status == "optimal"
+    assert newton.status == "optimal", newton.stop_reason
+    assert max(newton.lower, apg.lower) <= min(newton.upper, apg.upper)

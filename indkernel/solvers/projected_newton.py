@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_nonnegative_scalar, check_positive_scalar
 from ..core.tangent_cg import on_hyperplane, tangent_cg
 from ..core.threads import blas_threads
-from .accelerated_gradient import gradient_projection_step
+from .accelerated_gradient import accelerated_gradient, gradient_projection_step
 from .tracking import Run, _positive_int
 
 
@@ -103,8 +103,17 @@ def _fraction(value, name: str) -> float:
     return value
 
 
+#: Projected Newton stalls where the face is slow to settle or the objective is far from quadratic
+#: (a componentwise SVM with a negative definite K0, an SVR with ε > 0 and C = 1e4: 1000 iterations
+#: short of a gap apg certifies): once the certified gap has not halved in ``STALL_WINDOW``
+#: iterations, the run goes on with the accelerated projected gradient from the best point.
+STALL_WINDOW = 20
+
+
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float) -> None:
-    """The loop of :func:`projected_newton` from the certified point x."""
+    """The loop of :func:`projected_newton` from the certified point x (:data:`STALL_WINDOW`: the
+    fallback to the accelerated projected gradient)."""
+    gaps = [run.upper - run.lower]
     lo, hi = problem.feasible_set[2:]
     curvature = problem.curvature_estimate()
     L_floor, shift = curvature * 1e-12, shift * curvature
@@ -138,6 +147,13 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
         if radius == 0.0:  # no direction (no free variable): start the next one from the box again
             radius = float(np.linalg.norm(hi - lo))
         if run.observe(x):
+            return
+        gaps.append(run.upper - run.lower)
+        if len(gaps) > STALL_WINDOW and not gaps[-1] <= 0.5 * gaps[-1 - STALL_WINDOW]:
+            run.details["fallback"] = f"apg from iteration {run.iteration + 1}: the gap did not halve in {STALL_WINDOW}"
+            if run.bound == "free":
+                run.bound = "refined"  # apg's own checks
+            accelerated_gradient(problem, run, alpha0=run.alpha)
             return
 
 

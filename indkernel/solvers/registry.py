@@ -25,7 +25,7 @@ from .tracking import Run, _positive_int
 METHODS: dict[str, tuple[Callable[..., None], int]] = {
     "pg": (projected_gradient, 20_000),
     "apg": (accelerated_gradient, 10_000),
-    "newton": (projected_newton, 1_000),
+    "newton": (projected_newton, 10_000),  # its stall fallback (apg) may need apg's cap
     "accpm": (accpm, 2_000),
     "exchange": (exchange, 1_000),
     "sdp": (direct_sdp, 1),
