@@ -36,11 +36,13 @@ METHODS: dict[str, tuple[Callable[..., None], int]] = {
 ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
 #: The bound of each method's checks unless ``bound=`` says otherwise (a run that does not converge
 #: with it ends with the tight one): the paper's projected gradient checks as the paper does, with
-#: the natural (tight) bound, every 10 iterations; the methods that certify every iterate use the
-#: cheaper bounds, the refined one (ACCPM's centers, the exchange method's masters, apg's cheap
-#: steps) or the free one (projected Newton's iterates, accurate enough that it is as tight near
-#: the optimum), where the tight one would multiply their time (``python
-#: figures/certified_speed.py --diagnose`` compares the bounds along the iterates).
+#: the natural (tight) bound, every 10 iterations; ACCPM checks every 10th center as the authors'
+#: code, with the refined bound escalated to the tight one where that could end the run
+#: (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`; the free bound at the other centers);
+#: the methods that certify every iterate use the cheaper bounds, the refined one (the exchange
+#: method's masters, apg's cheap steps) or the free one (projected Newton's iterates, accurate
+#: enough that it is as tight near the optimum), where the tight one would multiply their time
+#: (``python figures/certified_speed.py --diagnose`` compares the bounds along the iterates).
 CHECK_BOUND = {"pg": "tight", "apg": "refined", "newton": "free", "accpm": "refined", "exchange": "refined",
                "sdp": "tight"}
 
