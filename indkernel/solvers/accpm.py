@@ -61,12 +61,11 @@ EXACT: dict[str, Any] = dict(tol=1e-9, max_steps=200)
 CG_RESIDUAL, CG_FRACTION, CG_LEAST = 0.1, 0.1, 10
 
 
-def _barrier_hessian(x, lo, hi, G, h):
-    """Slacks ``(hi - x, x - lo, h - Gx)`` and the Hessian of the log barrier at x."""
-    up, down, cut = hi - x, x - lo, h - G @ x
-    hessian = (G.T * (1 / cut ** 2)) @ G
-    hessian[np.diag_indices_from(hessian)] += 1 / up ** 2 + 1 / down ** 2
-    return up, down, cut, hessian
+def _hessian(G, weights, diagonal) -> np.ndarray:
+    """``Gᵀ diag(weights) G + diag(diagonal)``: the barrier's Hessian from its cut and box parts."""
+    hessian = (G.T * weights) @ G
+    hessian[np.diag_indices_from(hessian)] += diagonal
+    return hessian
 
 
 def _newton_center(x, a, lo, hi, G, h, *, tol=LOOSE_CENTERING_TOL, max_steps=CENTERING_STEPS, cg_steps=None,
@@ -86,9 +85,7 @@ def _newton_center(x, a, lo, hi, G, h, *, tol=LOOSE_CENTERING_TOL, max_steps=CEN
             gradient += proximal * (x - anchor)
             diagonal += proximal
         if cg_steps is None:
-            hessian = (G.T * weights) @ G
-            hessian[np.diag_indices_from(hessian)] += diagonal
-            factor = scipy.linalg.cho_factor(hessian)
+            factor = scipy.linalg.cho_factor(_hessian(G, weights, diagonal))
             solved_a, solved_g = scipy.linalg.cho_solve(factor, a), scipy.linalg.cho_solve(factor, gradient)
             step = -(solved_g - solved_a * (a @ solved_g) / (a @ solved_a))
         else:
@@ -331,7 +328,7 @@ def cut_relevance(G: np.ndarray, h: np.ndarray, x: np.ndarray, lo: np.ndarray, h
     squared reach of the Dikin ellipsoid towards the cut. H is factored after scaling it to a unit
     diagonal and adding ``RELEVANCE_RIDGE``: near the optimum the localization set is thin (slacks
     of 1e-9) and H singular to float64, and a ranking needs no more digits."""
-    hessian = _barrier_hessian(x, lo, hi, G, h)[3]
+    hessian = _hessian(G, 1 / (h - G @ x) ** 2, 1 / (hi - x) ** 2 + 1 / (x - lo) ** 2)
     scale = 1 / np.sqrt(np.diag(hessian))
     scaled_hessian = hessian * np.outer(scale, scale)
     scaled_hessian[np.diag_indices_from(scaled_hessian)] += RELEVANCE_RIDGE

@@ -135,9 +135,11 @@ class Run:
             return True
         certificate, tight = self._certify(alpha, self.bound), self.bound == "tight"
         if not tight and self.bound != "free":
-            reach = self.problem._objective(alpha) + certificate.natural_gap_floor - self.lower
-            short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > self.tol * self.denominator
-            if short and reach <= self.tol * max(self.denominator, certificate.scale if not self.absolute else 1.0):
+            # the gap the run accepts, whichever of the best α and this one gives the scale
+            room = self.tol * (1.0 if self.absolute else max(self.scale, certificate.scale))
+            short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > room
+            floor = self.problem._objective(alpha) + certificate.natural_gap_floor - self.lower
+            if short and floor <= room:
                 certificate, tight = self._certify(alpha, "tight"), True
         return self._record(certificate, alpha, tight)
 
