@@ -9,7 +9,7 @@ process: first the paper's projected gradient (the time ACCPM is held to: 5x), t
 of the analytic center cutting plane method (options of ``solve(problem, "accpm", ...)``):
 
 - the centering: ``"cg"`` (Newton–CG stopped at ``λ²/2 <= LOOSE_CENTERING_TOL``, the authors'
-  way) or ``"newton"`` (exact Newton steps to ``λ² <= 1e-9``, the default);
+  way, the default) or ``"newton"`` (exact Newton steps to ``λ² <= 1e-9``);
 - the paper's neutral cuts or deep (objective) cuts; the analytic or the proximal center (μ = 1);
   the m-ellipsoid elimination of redundant cuts.
 
@@ -38,13 +38,13 @@ HERE = Path(__file__).resolve().parent
 #: The authors' ACCPM iterations to an absolute 1e-2 (their code under Octave, a check every 10).
 AUTHORS = {(100, 1.0): 250, (100, 10.0): 200, (200, 1.0): 460}
 VARIANTS = {
-    "paper, exact centers": PAPER,
-    "paper": dict(PAPER, center="cg"),
-    "paper + m-ellipsoid": dict(PAPER, drop_redundant=True, center="cg"),
-    "deep cuts": dict(PAPER, deep_cuts=True, center="cg"),
-    "proximal μ=1": dict(PAPER, proximal=1.0, center="cg"),
-    "deep + proximal μ=1": dict(center="cg"),
-    "deep + proximal μ=1, exact centers (default)": {},
+    "paper, exact centers": dict(PAPER, center="newton"),
+    "paper": PAPER,
+    "paper + m-ellipsoid": dict(PAPER, drop_redundant=True),
+    "deep cuts": dict(PAPER, deep_cuts=True),
+    "proximal μ=1": dict(PAPER, proximal=1.0),
+    "deep + proximal μ=1 (default)": {},
+    "deep + proximal μ=1, exact centers": dict(center="newton"),
 }
 SETTING = dict(tol=1e-2, absolute=True, time_limit=120.0)
 

@@ -96,7 +96,7 @@ def check_scale(K0: np.ndarray, box_norm: float, rho: float, *, kernel: str = "K
         raise ValueError(f"{kernel} is too large for float64: n·max|{kernel}| = {kernel_scale:.3g} > {MAX_KERNEL_SCALE:g} "
                          f"(its squared eigenvalues overflow); divide {kernel} by a constant s (and {box} by s, "
                          f"{penalty} by s³ for the same solution up to scale)")
-    terms = {f"{penalty}·‖{kernel}‖²_F": rho * kernel_scale * kernel_scale,
+    terms = {f"{penalty}·‖{kernel}‖²_F": rho * kernel_scale * kernel_scale if rho < np.inf else 0.0,  # ∞: dropped
              f"‖u‖²/(4{penalty}) with u bounded by {box}": sigma * uu * max(1.0, uu),
              f"‖u‖²·‖{kernel}‖ with u bounded by {box}": uu * kernel_scale}
     for what, value in terms.items():
@@ -143,6 +143,16 @@ def check_positive_scalar(value, name: str, meaning: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number ({meaning}); got {value!r}")
     return value
+
+
+def check_rho(value, meaning: str) -> float:
+    """The penalty ρ: a float > 0, or ``inf`` for the limit ``K* = (K0)_+`` (``ss:interpretation``)."""
+    if isinstance(value, (Real, np.number)) and not isinstance(value, bool) and float(value) == np.inf:
+        return np.inf
+    try:
+        return check_positive_scalar(value, "rho", meaning)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; pass rho=np.inf for the limit K* = (K0)_+ (the clipped kernel)") from None
 
 
 def penalty_vector(C, y_pm: np.ndarray, classes: np.ndarray, class_weight=None) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import OneClassSVM
 
-from .._validation import check_kernel, check_nu, check_positive_scalar
+from .._validation import check_kernel, check_nu, check_rho
 from .intercept import active_terms, best_one_class_offset
 from .problem import IndefiniteProblem, libsvm_fit
 from .proxy import Oracle
@@ -30,7 +30,7 @@ class OneClassProblem(IndefiniteProblem):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         n = K0.shape[0]
         self.nu = check_nu(nu)
-        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn_1class_SVM")
+        rho = check_rho(rho, "the penalty on ||K - K0||_F^2 in eq:kern_learn_1class_SVM")
         super().__init__(K0, rho, oracle)
         self.bound = 1.0 / (self.nu * n)
         self._a, self._b, self._lo, self._hi = np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound)

@@ -132,6 +132,8 @@ class IndefiniteProblem(ABC):
     def kernel_penalty(self, K: np.ndarray) -> float:
         """The penalty ``ρ‖K - K0‖²_F`` of ``eq:kern_learn`` on a kernel K (a cut's offset in the
         exchange master ``eq:SIQCLP_master``)."""
+        if self.rho == np.inf:
+            raise ValueError("rho=inf fixes the kernel at (K0)_+: a kernel's penalty is infinite unless it is that one")
         return float(self.rho * np.sum((K - self.K0) ** 2))
 
     def dual_coef(self, alpha) -> np.ndarray:
@@ -192,6 +194,9 @@ class IndefiniteProblem(ABC):
             ``"eigenvalue"``: the paper's ``eq:kern_learn_eig`` term by term, from a full
             eigendecomposition of A. ``"proxy"``: ``ℓ(α) - ½uᵀK*u + ρ‖K* - K0‖²_F``
             (``eq:kern_learn2``). All three are equal; the last two are for checking.
+
+        At ``rho=np.inf`` (``K* = (K0)_+``) f drops the infinite constant ``ρ‖(K0)_-‖²_F``:
+        ``ℓ(α) - ½uᵀ(K0)_+u``, and the two checking forms compute it from a fresh ``eigh`` of K0.
         """
         alpha = check_vector(alpha, self.dim, "alpha")
         if form == "negative-part":
@@ -200,6 +205,9 @@ class IndefiniteProblem(ABC):
             raise ValueError(f"form must be one of {OBJECTIVE_FORMS}; got {form!r}")
         u = self._u(alpha)
         K0 = self._oracle_K0
+        if self.rho == np.inf:
+            lam, V = scipy.linalg.eigh(K0)
+            return float(self._linear(alpha) - 0.5 * np.maximum(lam, 0.0) @ (u @ V) ** 2)
         lam, V = scipy.linalg.eigh(K0 + np.outer(u, u) / (4 * self.rho))
         lam_plus = np.maximum(lam, 0.0)
         if form == "eigenvalue":
@@ -291,11 +299,14 @@ class IndefiniteProblem(ABC):
         lam, V = scipy.linalg.eigh(self._oracle_K0 + sigma * np.outer(u, u))
         lam_plus, projections = np.maximum(lam, 0.0), u @ V
         K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
+        K_star_u = V @ (lam_plus * projections)
+        gradient = self._linear_gradient(alpha) - self._u_adjoint(K_star_u)
+        if sigma == 0:  # ρ = ∞: the eigenvalues do not move with α
+            return gradient
         weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue
         coefficients = weights * (-0.5 * projections ** 2 + 2 * self.rho * lam_plus - 2 * self.rho * K0_diag)
         d_lambda_du = 2 * sigma * V * projections  # column i: ∂λ_i/∂u
-        K_star_u = V @ (lam_plus * projections)
-        return self._linear_gradient(alpha) - self._u_adjoint(K_star_u) + self._u_adjoint(d_lambda_du @ coefficients)
+        return gradient + self._u_adjoint(d_lambda_du @ coefficients)
 
     def proxy_kernel(self, alpha) -> np.ndarray:
         """The optimal PSD kernel ``K*(α) = (K0 + uuᵀ/(4ρ))_+`` (``eq:kstar``), an (n, n) array."""

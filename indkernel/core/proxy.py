@@ -123,6 +123,16 @@ def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: floa
     return float(value_error), float(product_error), float(delta)
 
 
+def clipped_allowances(n: int, K0_frobenius: float, K0_norm: float, uu: float,
+                       uK0u_magnitude: float) -> tuple[float, float, float]:
+    """:func:`roundoff_allowances` of a point at ρ = ∞: ``K̃ = (K0 + E)_+`` with ``‖E‖_F <= δ =
+    γ‖K0‖_F`` is within δ of ``(K0)_+``, so ``-½uᵀK̃u`` within ``½δ‖u‖²`` of φ, besides the sums'
+    ``γ`` times their magnitude."""
+    gamma = ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF
+    delta = gamma * K0_frobenius
+    return float(0.5 * (gamma * uK0u_magnitude + delta * uu)), float(delta + gamma * K0_norm), float(delta)
+
+
 def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float) -> Callable[[np.ndarray], np.ndarray]:
     """The derivative of ``u ↦ K*(u)u = (K0 + σuuᵀ)_+ u`` in the eigenbasis Q of ``A = K0 + σuuᵀ``.
 
@@ -188,7 +198,32 @@ class EighProxy:
         """``‖K0‖_F``."""
         return float(np.linalg.norm(self.K0))
 
+    def clipped(self, u: np.ndarray) -> ProxyPoint:
+        """The point at ρ = ∞ (``ss:interpretation``): ``K* = (K0)_+`` whatever u, and
+        ``φ(u) = -½uᵀ(K0)_+u``, the constant ``ρ‖(K0)_-‖²_F`` (infinite) dropped; the consistent
+        rule's P projects onto K0's positive eigenspace. From K0's cached decomposition, O(n²)."""
+        d, V = self.spectrum
+        d_plus, z = np.maximum(d, 0.0), V.T @ u
+        Ku, uu = V @ (d_plus * z), float(u @ u)
+        value, magnitude = -0.5 * float(z @ (d_plus * z)), float(np.abs(d) @ (z * z))
+        errors = clipped_allowances(u.size, self.frobenius, self.norm, uu, magnitude)
+        positive = d > 0
+        few = positive.sum() <= positive.size // 2
+        side = V[:, positive if few else ~positive]
+
+        def multiply(v: np.ndarray) -> np.ndarray:
+            return V @ (d_plus * (V.T @ v))
+
+        def make_kernel() -> np.ndarray:
+            K = (V * d_plus) @ V.T
+            return (K + K.T) / 2
+
+        return ProxyPoint(u, Ku, value, make_kernel, multiply, errors, magnitude, lambda: multiply,
+                          _projector(side, few))
+
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        if rho == np.inf:
+            return self.clipped(u)
         sigma = 1.0 / (4.0 * rho)
         A = self.K0 + sigma * np.outer(u, u)
         values, vectors = scipy.linalg.eigh(A)
@@ -276,6 +311,8 @@ class RankOneProxy(EighProxy):
         self._probe = np.random.default_rng(0)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        if rho == np.inf:
+            return self.clipped(u)
         threads = threads_for(u.size)
         with limited_threads(threads):
             return self._update(u, rho, threads)
@@ -390,7 +427,8 @@ class MercerProxy:
         K0u, uu = self.K0 @ u, u @ u
         uK0u = float(u @ K0u)  # = uᵀ|K0|u, K0 being PSD
         value = -0.5 * uK0u - sigma * uu * uu / 4.0
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, np.empty(0), abs(uK0u))
+        # ρ = 0: φ has no ρ‖A_-‖² term to round (ρ = ∞ gives σ = 0, K* = K0)
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, 0.0, np.empty(0), abs(uK0u))
         return ProxyPoint(u, K0u + sigma * uu * u, float(value), lambda: self.K0 + sigma * np.outer(u, u),
                           lambda v: self.K0 @ v + sigma * (u @ v) * u, errors, abs(uK0u),
                           lambda: lambda v: self.K0 @ v + sigma * (uu * v + 2 * (u @ v) * u), np.array)

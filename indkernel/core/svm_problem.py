@@ -9,7 +9,7 @@ from sklearn.svm import SVC
 from .._validation import (
     check_binary_labels,
     check_kernel,
-    check_positive_scalar,
+    check_rho,
     check_scale,
     check_vector,
     penalty_vector,
@@ -56,7 +56,7 @@ class SVMProblem(IndefiniteProblem):
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
                  oracle: str | Oracle = "rank-one"):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn")
+        rho = check_rho(rho, "the penalty on ||K - K0||_F^2 in eq:kern_learn")
         super().__init__(K0, rho, oracle)
         self._d = self.y
         self._check_scale(box_name="C (with class_weight)")
@@ -125,7 +125,7 @@ class PerturbSVMProblem(SVMProblem):
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
                  oracle: MercerProxy | None = None):
         K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        check_scale(K0, safe_norm(self.C), check_positive_scalar(rho, "rho", "the penalty"),
+        check_scale(K0, safe_norm(self.C), check_rho(rho, "the penalty"),
                     box="C (with class_weight)")
         if oracle is None:
             oracle = MercerProxy(*psd_part(K0))

@@ -8,7 +8,7 @@ from sklearn.svm import SVR
 from .._validation import (
     check_kernel,
     check_nonnegative_scalar,
-    check_positive_scalar,
+    check_rho,
     check_vector,
     per_sample_penalty,
 )
@@ -51,7 +51,7 @@ class SVRProblem(IndefiniteProblem):
         self._offset_shift = self._y_mean
         self.C = per_sample_penalty(C, n, "the SVR penalty on errors outside the tube")
         self.epsilon = check_nonnegative_scalar(epsilon, "epsilon", "the half-width of the SVR's insensitive tube")
-        rho = check_positive_scalar(rho, "rho", "the penalty on ||K - K0||_F^2 in eq:kern_learn_SVR")
+        rho = check_rho(rho, "the penalty on ||K - K0||_F^2 in eq:kern_learn_SVR")
         super().__init__(K0, rho, oracle, dim=2 * n)
         self._a, self._b = np.concatenate([np.ones(n), -np.ones(n)]), 0.0
         self._lo, self._hi = np.zeros(2 * n), np.concatenate([self.C, self.C])

@@ -83,7 +83,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
     _proxy_kernels: list | None = None  # proxy_kernel_'s cache, reset by every fit
 
     _parameter_constraints: dict = {
-        "rho": [Interval(Real, 0, None, closed="neither")],
+        "rho": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],  # inf: K* = (K0)_+
         "kernel": [StrOptions({"precomputed"}), callable],
         "method": [StrOptions(set(METHODS))],
         "tol": [Interval(Real, 0, None, closed="neither")],

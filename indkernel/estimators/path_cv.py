@@ -31,7 +31,7 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
     estimator : IndefiniteSVC, optional
         The template (its other parameters: kernel, class_weight, method, tol, ...); default
         ``IndefiniteSVC()``.
-    Cs, rhos : sequences of positive floats
+    Cs, rhos : sequences of positive floats (rhos may include ``np.inf``: the clipped kernel)
         The grid, scored in the order of ``GridSearchCV`` over ``{"C": Cs, "rho": rhos}`` (C outer,
         ρ inner), which is also each fold's path; ties go to the first point, as there.
     cv : int, cross-validation generator or iterable, default 5
@@ -85,8 +85,11 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         grid = []
         for name, values in (("Cs", self.Cs), ("rhos", self.rhos)):
             values = np.asarray(values, dtype=float)
-            if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values) & (values > 0)):
-                raise ValueError(f"{name} must be a non-empty sequence of positive finite numbers; got {getattr(self, name)!r}")
+            allowed = values > 0 if name == "rhos" else np.isfinite(values) & (values > 0)  # rho = inf: (K0)_+
+            if values.ndim != 1 or values.size == 0 or not np.all(allowed):
+                limit = " (rho may be inf: the clipped kernel)" if name == "rhos" else ""
+                raise ValueError(f"{name} must be a non-empty sequence of positive finite numbers{limit}; "
+                                 f"got {getattr(self, name)!r}")
             grid.append(values)
         return [{"C": float(C), "rho": float(rho)} for C in grid[0] for rho in grid[1]]
 

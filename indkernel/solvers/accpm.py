@@ -59,6 +59,13 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
 CENTERING_STEPS, LOOSE_CENTERING_TOL, THIN = 30, 0.3, 1e-9
 EXACT: dict[str, Any] = dict(tol=1e-9, max_steps=200)
 CG_RESIDUAL, CG_FRACTION, CG_LEAST = 0.1, 0.1, 10
+#: The projected gradient's share of the gradient (in the preconditioner's metric, squared) below
+#: which it is the projection's round-off: the gradient is along a, x already the center.
+PROJECTION_ROUNDOFF = 1e-20
+#: Loose centers give way to exact ones where over this many checks the lower bound stopped
+#: rising (by less than the gap the run accepts) and the certified gap did not halve: on random
+#: problems of n = 15 to 30 the loose centers' upper bound stalled at relative gaps of 1e-3 to 1e-5.
+STALL_CHECKS = 20
 
 
 def _hessian(G, weights, diagonal) -> np.ndarray:
@@ -114,6 +121,8 @@ def _cg_step(gradient, diagonal, G, weights, a, steps):
     residual = gradient
     z = precondition(residual)
     direction, rz = -z, float(residual @ z)
+    if rz <= PROJECTION_ROUNDOFF * float(gradient @ (inverse * gradient)):
+        return step  # the gradient is along a: x is the center, and z is the projection's round-off
     target = CG_RESIDUAL ** 2 * rz
     for _ in range(steps):
         product = diagonal * direction + G.T @ (weights * (G @ direction))
@@ -128,7 +137,7 @@ def _cg_step(gradient, diagonal, G, weights, a, steps):
         if rz <= target:
             break
         direction = -z + (rz / previous) * direction
-    return step
+    return step - a * (a @ step)  # aᵀΔ = 0 also to round-off, which the products would accumulate
 
 
 def _search(x, step, decrement, slacks, G, barrier):
@@ -146,6 +155,15 @@ def _search(x, step, decrement, slacks, G, barrier):
             return candidate
         t *= 0.5
     return x
+
+
+def _stalled(checks: list[tuple[float, float]], room: float) -> bool:
+    """True if over the last ``STALL_CHECKS`` checks (lower bound, gap) the lower bound rose by
+    less than ``room`` (the gap the run accepts) and the gap did not halve."""
+    if len(checks) <= STALL_CHECKS:
+        return False
+    (lower_then, gap_then), (lower, gap) = checks[-1 - STALL_CHECKS], checks[-1]
+    return lower - lower_then < room and not gap <= 0.5 * gap_then
 
 
 def _thin(x, lo, hi, G, h) -> bool:
@@ -188,7 +206,7 @@ RELEVANCE_RIDGE = 1e-12
 PAPER: dict[str, Any] = dict(deep_cuts=False, proximal=0.0, drop_redundant=False)
 
 
-def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, max_constraints: int | None = None,
+def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_constraints: int | None = None,
           deep_cuts: bool = True, proximal: float = 1.0, drop_redundant: bool = False) -> None:
     """Analytic center cutting plane method (``alg:accpm``).
 
@@ -201,8 +219,9 @@ def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, m
     deep), its depth capped so that the ray along the gradient still enters the new set.
 
     As in the authors' code, every center raises the lower bound (f there, with the free upper
-    bound beside it) and every ``check_every``-th is certified with the run's bound (the tight one
-    by default); there the cuts are pruned: with ``drop_redundant`` those that the m-ellipsoid
+    bound beside it); every ``check_every``-th center the best point so far is certified with the
+    run's bound (:meth:`Run.check`: the centers' f is not monotone, and the best point's
+    certificate is the tightest), and the cuts are pruned: with ``drop_redundant`` those that the m-ellipsoid
     around the center proves redundant (the set lies in ``{y : ‖y - x‖_H <= m}``, H the barrier's
     Hessian and m the number of inequalities, so a cut with ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds;
     exact at an analytic center), then, above ``max_constraints`` inequalities, those of least
@@ -224,15 +243,15 @@ def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, m
 
     Parameters
     ----------
-    center : "newton" (default), "cg" or "cvxpy"
-        How each center is computed: by exact Newton steps to ``λ² <= 1e-9`` (``EXACT``); as the
-        authors' code, loosely (at most :data:`CENTERING_STEPS` Newton steps, each by
-        preconditioned conjugate gradients, stopped at ``λ²/2 <= LOOSE_CENTERING_TOL``), which
-        reaches the paper's accuracy (an absolute 1e-2) in fewer centers than the authors' code and
-        3-6x the projected gradient's time, but may lose the localization set's interior before a
-        relative 1e-6 on small problems whose optimum lies on a face of the box (measured: random
-        n = 10 and 15), so it is not the default; or by the ``formulations`` model (the reference; analytic
-        centers only, ``proximal = 0``).
+    center : "cg" (default), "newton" or "cvxpy"
+        How each center is computed: as the authors' code, loosely (at most
+        :data:`CENTERING_STEPS` Newton steps, each by preconditioned conjugate gradients, stopped
+        at ``λ²/2 <= LOOSE_CENTERING_TOL``), which reaches the paper's accuracy (an absolute 1e-2)
+        in fewer centers than the authors' code; where the loose centers stall (the lower bound
+        stops rising and the gap stops shrinking over :data:`STALL_CHECKS` checks: small problems
+        whose optimum lies on a face of the box, near a relative 1e-5) the rest are exact; by exact
+        Newton steps to ``λ² <= 1e-9`` (``EXACT``: robust, but 2-3x the centers and each dearer);
+        or by the ``formulations`` model (the reference; analytic centers only, ``proximal = 0``).
     check_every : int, default 10
         Certify every this many centers with the run's bound.
     max_constraints : int, optional, default 5n
@@ -266,7 +285,7 @@ def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, m
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
     newton: dict[str, Any] = (dict(cg_steps=max(int(np.ceil(CG_FRACTION * n)), CG_LEAST), tol=LOOSE_CENTERING_TOL)
                               if center == "cg" else EXACT)
-    G, h = np.empty((0, n)), np.empty(0)
+    G, h, checks = np.empty((0, n)), np.empty(0), []
     try:
         x = box_center(a, b, lo, hi)
     except CenteringError as exc:
@@ -288,8 +307,13 @@ def accpm(problem, run: Run, *, center: str = "newton", check_every: int = 10, m
             return
         alpha = problem._project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         check = k % check_every == 0
-        if run.check(alpha) if check else run.observe(alpha, "free"):
+        if run.observe(alpha, "free") or (check and run.check(run.alpha)):
             return
+        if check and newton is not EXACT:
+            checks.append((run.lower, run.upper - run.lower))
+            if _stalled(checks, run.tol * run.denominator):
+                newton = EXACT
+                run.details["exact_centers_from"] = k
         g = problem._gradient(alpha) * width  # the gradient in t
         norm = float(np.linalg.norm(g))
         g = g / norm if norm > 0 else g

@@ -103,6 +103,9 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         raise TypeError(f"method {method!r} takes no option(s) {sorted(unknown)}; its options are {sorted(accepted)}")
     if threads is not None:
         threads = _positive_int(threads, "threads")
+    reason = refusal(problem, method, **options)
+    if reason is not None:
+        raise ValueError(reason)
     if bound is None:
         bound = CHECK_BOUND[method]
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
@@ -166,7 +169,10 @@ def compare(problem: IndefiniteProblem, methods=("pg", "apg", "newton", "accpm")
 
 def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
     """Why ``method`` will not run on ``problem``, known before any work (the SDP route above its
-    size limit), or None."""
+    size limit, the conic models at ρ = ∞), or None."""
+    if method in ("sdp", "exchange") and getattr(problem, "rho", None) == np.inf:
+        return (f"method {method!r} needs a finite rho (its conic model has the kernel as a variable); rho=inf "
+                "fixes it at (K0)_+, a QP that 'newton', 'apg', 'pg' or 'accpm' solve")
     if method == "sdp":
         return sdp_refusal(problem, options.get("max_n", SDP_MAX_N))
     return None
