@@ -2,7 +2,6 @@
 
 import warnings
 
-import formulations
 import numpy as np
 import pytest
 import scipy.linalg
@@ -10,6 +9,7 @@ from problems import TIGHT_CLARABEL, digits_simpson, random_indefinite, random_p
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, OneClassSVM
 
+import formulations
 from indkernel import (
     IndefiniteOneClassSVM,
     IndefiniteSVC,

@@ -307,7 +307,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
             return
         alpha = problem._project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         check = k % check_every == 0
-        if run.observe(alpha, "free") or (check and run.check(run.alpha)):
+        if run.observe(alpha, "free") or (check and run.alpha is not None and run.check(run.alpha)):
             return
         if check and newton is not EXACT:
             checks.append((run.lower, run.upper - run.lower))
