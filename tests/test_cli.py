@@ -26,6 +26,23 @@ def test_solve_on_the_embedded_digits_prints_certified_bounds(capsys, tmp_path):
     assert last.upper == pytest.approx(upper, rel=1e-9)
 
 
+def test_solve_at_rho_inf_certifies_the_clipped_kernels_machine(capsys, tmp_path):
+    """``--rho inf``: the SVM on (K0)_+, its bracket around the dual QP's value on a dense eigh's
+    clipped kernel (cvxpy)."""
+    import formulations
+    import scipy.linalg
+    from problems import TIGHT_CLARABEL, random_indefinite
+
+    K0, y = random_indefinite(20, 2)
+    np.savez(tmp_path / "data.npz", K=K0, y=y)
+    assert main(["solve", str(tmp_path / "data.npz"), "--quiet", "--rho", "inf", "--C", "2", "--tol", "1e-7"]) == 0
+    lower, upper = _bounds(capsys.readouterr().out)
+    d, V = scipy.linalg.eigh(K0)
+    p_star = formulations.dual_qp((V * np.maximum(d, 0)) @ V.T, y * 1.0, 2.0).solve(**TIGHT_CLARABEL)
+    assert lower - 1e-8 * abs(p_star) <= p_star <= upper + 1e-8 * abs(p_star)
+    assert upper - lower <= 1e-6 * abs(p_star)
+
+
 def test_solve_reads_a_precomputed_similarity_and_features(capsys, tmp_path):
     X, y = load_digits_pair(4, 6)
     np.savez(tmp_path / "k.npz", K=simpson(X[:60]), y=y[:60])
