@@ -52,10 +52,10 @@ def box_center(a, b, lo, hi, iterations: int = 200) -> np.ndarray:
 #: the squared Newton decrement is at most ``LOOSE_CENTERING_TOL``: measured with ``python
 #: figures/accpm_variants.py`` and values from 0.01 (the authors') to 1, about 0.3 took the fewest
 #: centers to a certified 1e-2 on every problem, and tighter centers only near the optimum took more.
-#: But where the localization set is thin (near an optimum on a face of the box), such a loose
-#: center can land next to a cut (random problems of n = 8 to 15 lost their interior at relative
-#: gaps of 1e-3 to 5e-6): a center whose smallest slack is below ``THIN`` times its largest is
-#: centered on exactly (``EXACT``: Newton steps through the Hessian's Cholesky factor).
+#: Where the localization set is thin (near an optimum on a face of the box) a loose center can
+#: land next to a cut: a center whose smallest slack is below ``THIN`` times its largest is
+#: centered on exactly (``EXACT``: Newton steps through the Hessian's Cholesky factor). (The
+#: tolerance, ``CG_LEAST`` and ``THIN`` were measured before the CG step kept to the hyperplane.)
 CENTERING_STEPS, LOOSE_CENTERING_TOL, THIN = 30, 0.3, 1e-9
 EXACT: dict[str, Any] = dict(tol=1e-9, max_steps=200)
 CG_RESIDUAL, CG_FRACTION, CG_LEAST = 0.1, 0.1, 10
