@@ -85,7 +85,7 @@ def test_bad_C(C, error, match):
         SVMProblem(K0, Y, C=C)
 
 
-@pytest.mark.parametrize("rho, error", [(0.0, ValueError), (-2.0, ValueError), (np.inf, ValueError),
+@pytest.mark.parametrize("rho, error", [(0.0, ValueError), (-2.0, ValueError), (-np.inf, ValueError),
                                         (np.nan, ValueError), ("1", TypeError), (True, TypeError)])
 def test_bad_rho(rho, error):
     with pytest.raises(error, match="rho must be a positive"):
