@@ -29,9 +29,10 @@ def test_solve_on_the_embedded_digits_prints_certified_bounds(capsys, tmp_path):
 def test_solve_at_rho_inf_certifies_the_clipped_kernels_machine(capsys, tmp_path):
     """``--rho inf``: the SVM on (K0)_+, its bracket around the dual QP's value on a dense eigh's
     clipped kernel (cvxpy)."""
-    import formulations
     import scipy.linalg
     from problems import TIGHT_CLARABEL, random_indefinite
+
+    import formulations
 
     K0, y = random_indefinite(20, 2)
     np.savez(tmp_path / "data.npz", K=K0, y=y)

@@ -155,10 +155,11 @@ class Run:
         """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
-        if certificate.lower > self.lower or (self.alpha is not None and np.array_equal(alpha, self.alpha)):
+        again = self.alpha is not None and np.array_equal(alpha, self.alpha)
+        if certificate.lower > self.lower or again:
             # the same α certified again (a tighter bound) keeps the better of its two lower bounds:
             # the rank-one oracle's allowance is measured along a random probe, so it varies
-            self.lower = max(certificate.lower, self.lower if np.array_equal(alpha, self.alpha) else -np.inf)
+            self.lower = max(certificate.lower, self.lower if again else -np.inf)
             self.alpha, self.scale = np.array(alpha, copy=True), certificate.scale
             self.certificate, self._tight, self._lower_allowance = certificate, tight, certificate.allowance
         if certificate.upper <= self.upper:
