@@ -33,6 +33,9 @@ class Formulation:
         Raises RuntimeError unless the solver reports an optimal (possibly inaccurate) solution,
         also when the solver panics (Clarabel's Rust ``PanicException`` is not an ``Exception``);
         KeyboardInterrupt when the user interrupts the solver (SCS included, which catches Ctrl-C).
+        One limit is SCS's own: during its setup (its factorization, before its first iteration)
+        SCS takes SIGINT and forgets it when its iterations start, so a Ctrl-C there is lost and
+        a second one is needed.
         """
         try:
             self._solve(**kwargs)
