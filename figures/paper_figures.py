@@ -15,6 +15,7 @@ Each computes its long table (method, run, iteration, time, lower, upper, gap), 
 
     INDKERNEL_DATA=<data directory> python figures/paper_figures.py [convergence|timing|all] [--quick] [--dataset digits|usps]
     python figures/paper_figures.py --redraw     # the PNGs again from the CSVs beside this file
+    python figures/paper_figures.py --summary    # the results page's numbers, from the CSVs beside this file
 
 (the options of ``indkernel figures``; the defaults here are ``--full --dataset usps``).
 """
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 from indkernel.cli import main as indkernel
-from indkernel.reproduction.reproduce import FIGURES, redraw, reproduce
+from indkernel.reproduction.reproduce import FIGURES, convergence_summary, redraw, reproduce, timing_summary
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,7 +42,20 @@ def redraw_all() -> list[Path]:
     return [redraw(csv) for name in FIGURES for csv in sorted(HERE.glob(f"{name}_*.csv"))]
 
 
+def summaries() -> str:
+    """The tables the results page quotes, from the full USPS CSVs beside this file."""
+    import pandas as pd
+
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.3g}".format):
+        convergence = convergence_summary(pd.read_csv(HERE / "convergence_usps_full.csv"))
+        timing = timing_summary(pd.read_csv(HERE / "timing_usps_full.csv"))
+        return f"{convergence.to_string(index=False)}\n\n{timing.to_string(index=False)}"
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--summary"]:
+        print(summaries())
+        sys.exit(0)
     if sys.argv[1:] == ["--redraw"]:
         print("\n".join(str(path) for path in redraw_all()))
         sys.exit(0)

@@ -20,6 +20,7 @@ thread) saves: ACCPM on a USPS subset of n = 600, with the rule and without, alt
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 import warnings
@@ -124,7 +125,7 @@ def thread_rule(n: int = 600, iterations: int = 15, repeats: int = 2) -> pd.Data
     """Seconds for ``iterations`` ACCPM iterations on a USPS 3-vs-5 subset of ``n``, alternately
     with ``solve``'s one-thread rule and without it (all numba threads for the update)."""
     from indkernel.solvers import registry as solve_module
-    rule = solve_module.ONE_ORACLE_THREAD
+    rule = solve_module.METHODS["accpm"]
     problem = SVMProblem(*usps35(n), C=10.0, rho=1.0)
     rows = []
     with warnings.catch_warnings():
@@ -133,14 +134,14 @@ def thread_rule(n: int = 600, iterations: int = 15, repeats: int = 2) -> pd.Data
         try:
             for _ in range(repeats):
                 for on in (True, False):
-                    solve_module.ONE_ORACLE_THREAD = rule if on else set()
+                    solve_module.METHODS["accpm"] = dataclasses.replace(rule, one_oracle_thread=on)
                     time.sleep(0.5)  # BLAS and numba threads idle before each run
                     result = solve(problem, "accpm", tol=1e-12, max_iter=iterations)
                     rows.append(dict(rule=on, iterations=result.iterations, seconds=result.seconds))
                     print(f"ACCPM n={n} one-thread rule {'on ' if on else 'off'}: {result.seconds:.2f} s for "
                           f"{result.iterations} iterations", flush=True)
         finally:
-            solve_module.ONE_ORACLE_THREAD = rule
+            solve_module.METHODS["accpm"] = rule
     return pd.DataFrame(rows)
 
 

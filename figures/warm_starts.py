@@ -81,7 +81,7 @@ def compare(K0, y, weights, Cs, rhos, repeats: int) -> dict:
                     if repeat == 0:
                         iterations[start] += solved[start].iterations
             disjoint += max(solved[s].lower for s in solved) > min(solved[s].upper for s in solved)
-            alpha, upper = solved["warm"].alpha, problem.feasible_set[3]
+            alpha, upper = solved["warm"].alpha, problem.feasible.hi
         for start in seconds:
             seconds[start].append(spent[start])
     return dict(cold_iterations=iterations["cold"], warm_iterations=iterations["warm"],

@@ -2,9 +2,9 @@
 
 Four parts:
 
-- :mod:`indkernel.core`: the problem types with the paper's closed forms (proxy kernel ``eq:kstar``,
-  objective ``eq:kern_learn_eig``, exact gradient, exact projection), the oracle and its rank-one
-  update, the intercept and the certified duality gap;
+- :mod:`indkernel.core`: the problem (a machine composed with a penalty on the kernel) with the
+  paper's closed forms (proxy kernel ``eq:kstar``, objective ``eq:kern_learn_eig``, exact gradient,
+  exact projection), the oracle and its rank-one update, the intercept and the certified duality gap;
 - :mod:`indkernel.solvers`: :func:`solve`, its registry of methods and their run bookkeeping;
 - :mod:`indkernel.estimators`: scikit-learn estimators, multiclass and the paper's baselines;
 - :mod:`indkernel.reproduction`: the paper's tables and figures (the library never imports it).
@@ -16,17 +16,18 @@ from . import _moved
 from .core import (
     Certificate,
     ComponentwiseSVMProblem,
+    IndefiniteProblem,
     OneClassProblem,
     PerturbSVMProblem,
     SVMProblem,
     SVRProblem,
 )
 from .estimators import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVCCV, IndefiniteSVR, PerturbSVC
-from .solvers import SolveResult, compare, plot_comparison, solve
+from .solvers import METHODS, SolveError, SolveResult, compare, plot_comparison, solve
 
-__all__ = ["Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV",
-           "IndefiniteSVR", "OneClassProblem", "PerturbSVC", "PerturbSVMProblem", "SVMProblem", "SVRProblem",
-           "SolveResult", "compare", "plot_comparison", "solve"]
+__all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
+           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "OneClassProblem", "PerturbSVC", "PerturbSVMProblem",
+           "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"
 
 _moved.install(__name__)

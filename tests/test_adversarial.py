@@ -2,6 +2,7 @@
 bracket or a named error before any work. The property suite over every problem type is in
 ``test_properties.py``."""
 
+import dataclasses
 import warnings
 
 import cvxpy
@@ -162,7 +163,7 @@ def test_a_run_that_fails_before_any_certificate_says_why(monkeypatch):
     def failing(problem, run):
         run.fail("failed", "the method could not start")
 
-    monkeypatch.setitem(solve_module.METHODS, "newton", (failing, 10))
+    monkeypatch.setitem(solve_module.METHODS, "newton", dataclasses.replace(solve_module.METHODS["newton"], function=failing))
     with pytest.raises(SolveError, match="could not start"):
         IndefiniteSVC().fit(random_kernel(6), labels(6))
 

@@ -437,7 +437,7 @@ def test_a_rescaled_start_is_the_scaled_point_where_that_is_feasible(digits):
     X, y, _, _ = digits
     K = simpson(X)
     small, large = SVMProblem(K, y, 0.1, 1.0), SVMProblem(K, y, 100.0, 10.0)
-    np.testing.assert_allclose(large.rescaled(small.initial_point(), small.feasible_set[3]),
+    np.testing.assert_allclose(large.rescaled(small.initial_point(), small.feasible.hi),
                                1000.0 * small.initial_point(), rtol=1e-12)
     upper = np.where(y == y[0], 0.1, 0.05)  # another class weighting: scaled by 1000 and 2000
     start = large.rescaled(np.full(len(y), 0.02), upper)

@@ -47,10 +47,10 @@ def test_solver_benchmark_quick():
 def test_thread_rule_measurement_restores_the_rule(paper_data):
     from indkernel.solvers import registry
 
-    rule = registry.ONE_ORACLE_THREAD
+    rule = registry.METHODS["accpm"]
     table = load("solver_benchmark").thread_rule(n=40, iterations=2, repeats=1)
     assert list(table.rule) == [True, False] and (table.iterations == 2).all() and (table.seconds > 0).all()
-    assert registry.ONE_ORACLE_THREAD is rule
+    assert registry.METHODS["accpm"] is rule
 
 
 def test_tables_quick_on_digits(tmp_path):
@@ -180,6 +180,13 @@ def test_convergence_and_timing_quick(tmp_path):
         p_hat = run.p_hat.iloc[0]
         assert (run.p_hat == p_hat).all() and p_hat <= run.upper.min() and (run.lower <= p_hat).all()
         assert p_hat - run.lower.max() <= 1e-6 * abs(p_hat)
+    # the results page's means: the geometric mean over runs of each gap at an iteration
+    from indkernel.reproduction.reproduce import convergence_summary
+
+    summary = convergence_summary(convergence, iterations=(10,)).set_index("method")
+    for method, group in convergence.groupby("method"):
+        last = group[group.iteration <= 10].groupby("run").gap.last().clip(lower=1e-16)
+        assert summary.loc[method, "gap_10"] == pytest.approx(np.exp(np.mean(np.log(last))), rel=1e-9)
 
 
 def test_notebook_runs(tmp_path):

@@ -10,7 +10,7 @@ from sklearn.svm import SVC, SVR, OneClassSVM
 
 import formulations as F
 from indkernel import SVMProblem
-from indkernel.core.problem import libsvm_fit  # libsvm cycles on singular kernels: cap and go on
+from indkernel.core.machines import libsvm_fit  # libsvm cycles on singular kernels: cap and go on
 
 #: Relative tolerances per solver, from measurements with formulations.ACCURATE settings:
 #: "value" for optimal values, "minmax" for the matrix_frac form of the min-max primal (SCS ends

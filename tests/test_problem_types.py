@@ -41,7 +41,7 @@ TYPES = {"svr": svr, "one-class": one_class, "perturb": perturb, "componentwise"
 
 def feasible_points(problem, count, rng):
     """Random points of A: projections of random points of the box, spread over it."""
-    lo, hi = problem.feasible_set[2:]
+    lo, hi = problem.feasible.lo, problem.feasible.hi
     return [problem.project(lo + (hi - lo) * rng.random(problem.dim) * 1.2 - 0.1 * (hi - lo)) for _ in range(count)]
 
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from problems import FACTORIES, reference_optimum, slow_exchange
+from problems import FACTORIES, random_indefinite, reference_optimum, slow_exchange
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import SVMProblem, compare, plot_comparison, solve
@@ -232,8 +232,9 @@ def test_bad_calls():
         solve(p, "apg", step=1.0)
     with pytest.raises(TypeError, match="problem must be an indkernel problem"):
         solve(K0, "apg")
-    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
-        solve(p, "apg", max_iter=0)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match=r"max_iter must be a positive integer, -1 \(no limit\) or None"):
+            solve(p, "apg", max_iter=bad)
     with pytest.raises(ValueError, match="center must be one of"):
         solve(p, "accpm", center="magic")
 
@@ -437,10 +438,10 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
 
     problem = _large_constant_problem(oracle)
     search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
-    lo, hi = problem.feasible_set[2:]
+    lo, hi = problem.feasible.lo, problem.feasible.hi
     x = problem.project(np.full(problem.dim, 0.5))
     assert np.all((x > lo) & (x < hi))
-    a = problem.feasible_set[0]
+    a = problem.feasible.a
     g = problem.gradient(x)
     descent = -(g - a * (a @ g) / (a @ a))  # within the hyperplane: f falls along it
     f_x = problem.objective(x)
@@ -554,3 +555,23 @@ def test_sdp_route_asks_the_second_opinion_when_the_first_solver_does_not_certif
     with pytest.warns(ConvergenceWarning):
         result = solve(SVMProblem(K0, y, C=2.0, rho=1.0), "sdp", tol=1e-6)
     assert result.status in ("inaccurate", "failed") and "SCS" in result.stop_reason
+
+
+def test_max_iter_is_decoded_once_and_the_run_owns_its_target():
+    """None: the method's own cap; -1: no limit (the estimators' spelling, as libsvm's); the run's
+    target is the absolute gap every stopping test compares with: tol, or tol times the scale."""
+    from indkernel.solvers.registry import METHODS
+    from indkernel.solvers.tracking import Run, iteration_cap
+
+    assert iteration_cap(None, METHODS["pg"].max_iter) == 20_000
+    assert iteration_cap(-1, 10) is None and iteration_cap(7, 10) == 7
+    K0, y = random_indefinite(12, 3)
+    p = SVMProblem(K0, y, C=1.0, rho=1.0)
+    assert solve(p, "pg", max_iter=-1, tol=1e-8).status == "optimal"
+    endless = Run(p, "pg", max_iter=None)
+    assert [k for k, _ in zip(endless.iterations(), range(30_000), strict=False)][-1] == 29_999  # past any default
+    run = Run(p, "apg", tol=1e-3, absolute=True)
+    assert run.target() == run.target(123.0) == 1e-3
+    run = Run(p, "apg", tol=1e-3)
+    run.observe(p.initial_point())
+    assert run.scale > 0 and run.target() == pytest.approx(1e-3 * run.scale) and run.target(2.0) == 2e-3

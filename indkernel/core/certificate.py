@@ -98,16 +98,16 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     """The bracket at a feasible α of ``problem`` (:meth:`indkernel.core.problem.IndefiniteProblem.certify`,
     which checks α and ``bound``; the solvers call this on their own iterates, with the absolute
     gap they are content with as ``target``)."""
-    violation = problem._feasibility_violation(alpha)
+    violation = problem.feasible.violation(alpha)
     if violation > FEASIBILITY_TOL:
         raise ValueError(
             f"alpha is not in the feasible set A (violation {violation:.3g} relative to the box); "
             "the bounds hold only for feasible points: certify problem.project(alpha) instead"
         )
     point = problem._point(alpha)
-    linear = problem._linear(alpha)
+    linear = problem.machine.linear(alpha)
     lower = linear + point.value
-    gradient = problem._linear_gradient(alpha) - problem._u_adjoint(point.Ku)
+    gradient = problem.machine.linear_gradient(alpha) - problem._u_adjoint(point.Ku)
     lower_error = problem.objective_roundoff(alpha) + _infeasibility_allowance(problem, alpha, gradient)
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
@@ -126,18 +126,17 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
     scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
     return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
-                       intercept=float(offset + problem._offset_shift), source=source, scale=float(scale),
+                       intercept=float(offset + problem.machine.offset_shift), source=source, scale=float(scale),
                        allowance=float(lower_error + upper_error), natural_gap_floor=float(gain),
-                       alpha_intercept=float(own_offset + problem._offset_shift))
+                       alpha_intercept=float(own_offset + problem.machine.offset_shift))
 
 
 def _infeasibility_allowance(problem, alpha: np.ndarray, gradient: np.ndarray) -> float:
     """What α's round-off distance d to A can add to ``f(α)``: f is concave, so near the nearest
     point p of A, ``f(p) >= f(α) - (‖∇f(α)‖ + curvature·d)·d``. Clipping α into the box moves it by
     the excess e and the residual of ``aᵀα = b`` by at most ``‖a‖·‖e‖``, so
-    ``d <= |aᵀα - b|/‖a‖ + 2‖e‖``."""
-    excess = safe_norm(np.maximum(problem._lo - alpha, 0.0) + np.maximum(alpha - problem._hi, 0.0))
-    distance = abs(float(problem._a @ alpha) - problem._b) / float(np.linalg.norm(problem._a)) + 2 * excess
+    ``d <= |aᵀα - b|/‖a‖ + 2‖e‖`` (:meth:`indkernel.core.feasible_set.FeasibleSet.distance_bound`)."""
+    distance = problem.feasible.distance_bound(alpha)
     return distance * (float(np.linalg.norm(gradient)) + problem.curvature_estimate() * distance)
 
 
@@ -147,8 +146,8 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
     gamma = ROUNDOFF_FACTOR * problem.dim * UNIT_ROUNDOFF
     max_scale = 1.0 if problem._scale is None else float(np.max(problem._scale))
     decision = Kv if problem._scale is None else problem._scale * Kv  # K*β in the original space
-    loss, offset = problem._primal_loss(decision)
-    loss_magnitude, weights = problem._loss_magnitude(decision, offset)
+    loss, offset = problem.machine.primal_loss(decision)
+    loss_magnitude, weights = problem.machine.loss_magnitude(decision, offset)
     uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)
     upper = point.value + 0.5 * uKu + 0.5 * vKv + loss
     allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))

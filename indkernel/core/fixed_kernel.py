@@ -68,19 +68,19 @@ class _Search:
         from .certificate import primal_bound  # the certificate imports this module
 
         self.problem, self.point, self._primal_bound = problem, point, primal_bound
-        self.linear_gradient = problem._linear_gradient(np.zeros(problem.dim))  # ℓ is linear
-        self.q_alpha = problem._linear(alpha) - 0.5 * float(point.u @ point.Ku)
+        self.linear_gradient = problem.machine.linear_gradient(np.zeros(problem.dim))  # ℓ is linear
+        self.q_alpha = problem.machine.linear(alpha) - 0.5 * float(point.u @ point.Ku)
         self.best_v, self.best, self.gain = point.u, free_bound, 0.0
         self.x, self.v, self.Kv = alpha, point.u, point.Ku
         self.g = self.linear_gradient - problem._u_adjoint(point.Ku)
         self.L, self.curvature = problem.curvature_estimate(), 0.0
-        self.diagonal = float(np.linalg.norm(problem._hi - problem._lo)) or 1.0
+        self.diagonal = float(np.linalg.norm(problem.feasible.hi - problem.feasible.lo)) or 1.0
 
     def move_to(self, x: np.ndarray, v: np.ndarray, Kv: np.ndarray) -> None:
         """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
         self.x, self.v, self.Kv = x, v, Kv
         self.g = self.linear_gradient - self.problem._u_adjoint(Kv)
-        self.gain = max(self.gain, self.problem._linear(x) - 0.5 * float(v @ Kv) - self.q_alpha)
+        self.gain = max(self.gain, self.problem.machine.linear(x) - 0.5 * float(v @ Kv) - self.q_alpha)
         self.score(v, Kv)
 
     def score(self, v: np.ndarray, Kv: np.ndarray) -> None:
@@ -108,7 +108,7 @@ class _Search:
         # a step longer than the box's diagonal only overflows (a vanishing kernel has L ~ 0)
         self.L = max(self.L, float(np.linalg.norm(self.g)) / self.diagonal)
         for _ in range(MAX_HALVINGS):
-            d = self.problem._project(self.x + self.g / self.L) - self.x
+            d = self.problem.feasible.project(self.x + self.g / self.L) - self.x
             if not float(self.g @ d) > 0:
                 return False
             if self.step(d) > 0:
@@ -121,10 +121,11 @@ class _Search:
         """Newton–CG on the free variables of x, in the hyperplane (its point scored as it is,
         off the box), then the projected search ``p_A(x + tδ)``, t = 1, ½, ..."""
         problem, point = self.problem, self.point
-        free = (self.x > problem._lo) & (self.x < problem._hi)
+        feasible = problem.feasible
+        free = (self.x > feasible.lo) & (self.x < feasible.hi)
         if np.count_nonzero(free) < 2:
             return
-        project = on_hyperplane(problem._a[free])
+        project = on_hyperplane(feasible.a[free])
         step_vector = np.zeros(problem.dim)
 
         def system(direction: np.ndarray):
@@ -147,7 +148,7 @@ class _Search:
         self.score(v, Kv)  # the primal bound holds for any β
         t = 1.0
         for _ in range(MAX_HALVINGS):
-            if self.step(problem._project(self.x + t * delta) - self.x) > 0:
+            if self.step(feasible.project(self.x + t * delta) - self.x) > 0:
                 return
             t /= 2
 
@@ -193,7 +194,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
         K = problem.proxy_kernel(alpha)
         for tol in LIBSVM_TOLERANCES:
             try:
-                beta, _ = problem._libsvm_beta(K, tol, LIBSVM_CAP)
+                beta, _ = problem.machine.libsvm_beta(K, tol, LIBSVM_CAP)
             except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
                 break
             raw = beta if problem._scale is None else beta * problem._scale  # β in the oracle's space

@@ -1,26 +1,28 @@
-"""What every indefinite-kernel problem of the paper has in common.
+"""The problem of the paper, composed: a machine and a penalty on the kernel.
 
-Each problem is ``max_{α ∈ A} f(α)`` with ``f(α) = ℓ(α) + φ(u(α))``: a machine-specific linear
-part ℓ (``eᵀα`` for the SVM), a linear map ``u`` (``Yα`` for the SVM) and the closed-form inner
-minimization φ over the kernel (:mod:`indkernel.core.proxy`). The feasible set ``A`` is a box cut by
-one hyperplane. Subclasses (the binary SVM here; SVR, one-class and the other variants beside
-it) supply only those pieces and the loss of their primal; the objective, gradient, proxy kernel,
-projection below and the certificate (:mod:`indkernel.core.certificate`) serve all of them unchanged.
+Each problem is ``max_{α ∈ A} f(α)`` with ``f(α) = ℓ(α) + φ(u(α))``: the machine
+(:mod:`indkernel.core.machines`) gives the feasible set ``A`` (a box cut by one hyperplane,
+:mod:`indkernel.core.feasible_set`), the linear part ℓ (``eᵀα`` for the SVM), the linear map u
+(``Yα`` for the SVM) and the loss of its primal; the penalty (:mod:`indkernel.core.penalties`) gives
+the closed-form inner minimization φ over the kernel through the oracle
+(:mod:`indkernel.core.proxy`). The objective, gradient, proxy kernel and the certificate
+(:mod:`indkernel.core.certificate`) below serve every pair unchanged; ``SVMProblem`` and its
+siblings are thin constructors of common pairs.
 """
 
 from __future__ import annotations
 
 import warnings
-from abc import ABC, abstractmethod
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._validation import check_positive_scalar, check_scale, check_vector, safe_norm
+from .._validation import check_kernel, check_positive_scalar, check_scale, check_vector, safe_norm
 from . import certificate
-from .projection import project_box_hyperplane
-from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, make_oracle
+from .machines import Machine
+from .penalties import Penalty
+from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
 
 #: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`: the
 #: cap only guards against cycling on a singular kernel, and a run that meets it says so.
@@ -28,55 +30,75 @@ LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 1_000_000
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 
 
-class IndefiniteProblem(ABC):
-    """Base class: ``max_{α ∈ A} ℓ(α) + min_{K ⪰ 0} [-½uᵀKu + ρ‖K - K0‖²_F]`` (``eq:kern_learn``).
+class IndefiniteProblem:
+    """``max_{x ∈ A} ℓ(x) + min_{K ⪰ 0} [-½uᵀKu + penalty(K)]`` (``eq:kern_learn`` and its
+    variants): a machine (:mod:`indkernel.core.machines`: the loss, its feasible set A, ℓ and the
+    map u) composed with a penalty on the kernel (:mod:`indkernel.core.penalties`).
 
-    Subclasses set the feasible set ``{aᵀα = b, lo <= α <= hi}`` as ``_a, _b, _lo, _hi`` and
-    implement the abstract hooks.
+    Parameters
+    ----------
+    K0 : (n, n) array_like, the symmetric similarity matrix (indefinite allowed).
+    machine : :class:`indkernel.core.machines.Machine` on n points.
+    penalty : :class:`indkernel.core.penalties.Penalty` (Frobenius, Componentwise or Mercer).
+    oracle : str or oracle, default "rank-one"
+        How the proxy kernel is computed (:mod:`indkernel.core.proxy`): ``"rank-one"`` updates the
+        fixed eigendecomposition of K0 in O(n²) per point; ``"eigh"`` decomposes afresh (O(n³)).
 
     Attributes
     ----------
     K0 : (n, n) array, the similarity matrix; ``n`` the number of samples.
-    rho : float, the penalty ρ.
+    rho : float, the penalty ρ (1 for componentwise penalties, whose weights are in the oracle's kernel).
     dim : int, the number of optimization variables (n, or 2n for the SVR's split ``α = α⁺ - α⁻``).
+    feasible : :class:`indkernel.core.feasible_set.FeasibleSet`, the set A.
     oracle : the proxy-kernel oracle (:mod:`indkernel.core.proxy`).
 
-    With ``scale=s`` (componentwise penalties, ``th:kstar_pen``) the oracle works on
+    With a componentwise penalty (``th:kstar_pen``, scale ``s = 1/√h``) the oracle works on
     ``diag(1/s) K0 diag(1/s)`` with ``ũ = s∘u``, and ``K* = diag(s) K̃* diag(s)``.
+
+    Examples
+    --------
+    >>> from indkernel.core.machines import Hinge                     # doctest: +SKIP
+    >>> from indkernel.core.penalties import Frobenius                # doctest: +SKIP
+    >>> p = IndefiniteProblem(K0, Hinge(y, 10.0, None, len(y)), Frobenius(1.0))   # doctest: +SKIP
     """
 
     K0: np.ndarray
     rho: float
     n: int
     dim: int
-    _a: np.ndarray
-    _b: float
-    _lo: np.ndarray
-    _hi: np.ndarray
-    #: What the certificate's intercept adds to the internal offset (the SVR's mean target).
-    _offset_shift: float = 0.0
 
-    def __init__(self, K0: np.ndarray, rho: float, oracle, *, dim: int | None = None,
-                 scale: np.ndarray | None = None):
-        self.K0, self.rho, self.n = K0, rho, K0.shape[0]
-        self.dim = self.n if dim is None else dim
-        self._scale = scale
-        self._oracle_K0 = K0 if scale is None else K0 / np.outer(scale, scale)
-        self.oracle = make_oracle(oracle, self._oracle_K0)
+    def __init__(self, K0, machine: Machine, penalty: Penalty, *, oracle: str | Oracle = "rank-one"):
+        if not isinstance(machine, Machine):
+            raise TypeError(f"machine must be an indkernel.core.machines.Machine; got {machine!r}")
+        if not isinstance(penalty, Penalty):
+            raise TypeError(f"penalty must be an indkernel.core.penalties.Penalty (Frobenius, Componentwise, "
+                            f"Mercer); got {penalty!r}")
+        K0 = check_kernel(K0)
+        if K0.shape[0] != machine.n:
+            raise ValueError(f"K0 is {K0.shape[0]}x{K0.shape[0]} but the machine has {machine.n} training points")
+        self.machine, self.penalty, self.feasible = machine, penalty, machine.feasible
+        self.rho, self.n, self.dim = penalty.rho, K0.shape[0], machine.dim
+        self._scale = penalty.scale
+        self._check_scale(K0)  # before any work (the Mercer check and the oracle are eigendecompositions)
+        self.K0 = penalty.kernel(K0)
+        self._oracle_K0 = self.K0 if self._scale is None else self.K0 / np.outer(self._scale, self._scale)
+        self.oracle = penalty.oracle(self._oracle_K0, oracle)
         self._cached_alpha: np.ndarray | None = None
         self._cached_point: ProxyPoint | None = None
-
-    def _check_scale(self, box_name: str = "C", penalty: str = "rho", kernel: str = "K0") -> None:
-        """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`);
-        subclasses call it last in ``__init__``, and the problem is read-only from then on."""
-        box = np.maximum(np.abs(self._lo), np.abs(self._hi))
-        box_norm = safe_norm(box)
-        if self._scale is not None:
-            box_norm *= float(np.max(self._scale))
-        check_scale(self._oracle_K0, box_norm, self.rho, kernel=kernel, box=box_name, penalty=penalty)
-        for array in (self.K0, self._oracle_K0, self._lo, self._hi, self._a):
+        for array in (self.K0, self._oracle_K0):
             array.setflags(write=False)
         self._frozen = True
+
+    def _check_scale(self, K0: np.ndarray) -> None:
+        """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`)."""
+        feasible, penalty = self.feasible, self.penalty
+        box_norm = safe_norm(np.maximum(np.abs(feasible.lo), np.abs(feasible.hi)))
+        oracle_K0 = K0
+        if self._scale is not None:
+            box_norm *= float(np.max(self._scale))
+            oracle_K0 = K0 / np.outer(self._scale, self._scale)
+        check_scale(oracle_K0, box_norm, self.rho, kernel=penalty.kernel_name,
+                    box=self.machine.box_name + penalty.box_note, penalty=penalty.name)
 
     def __getstate__(self) -> dict:
         """Pickle without the cached oracle point (it holds a closure); it is recomputed on use."""
@@ -90,57 +112,44 @@ class IndefiniteProblem(ABC):
                                  f"validated then); build a new {type(self).__name__} with the new {name}")
         super().__setattr__(name, value)
 
-    # ----- machine-specific hooks -------------------------------------------------------
-    @abstractmethod
+    # ----- the machine's map u, in the oracle's space ------------------------------------
     def _u(self, alpha: np.ndarray) -> np.ndarray:
-        """The vector ``u(α)`` of the rank-one update (a linear map)."""
+        """The vector ``u(α)`` of the rank-one update in the oracle's space (``s∘β``)."""
+        beta = self.machine.u(alpha)
+        return beta if self._scale is None else self._scale * beta
 
-    @abstractmethod
     def _u_adjoint(self, g: np.ndarray) -> np.ndarray:
-        """The adjoint of ``u``: maps a gradient in ``u`` to a gradient in α."""
+        """The adjoint of :meth:`_u`: maps a gradient in u to a gradient in α."""
+        return self.machine.u_adjoint(g if self._scale is None else self._scale * g)
 
     def _u_extent(self) -> np.ndarray:
-        """The largest ``|u_i|`` over the box (for a diagonal map ``u = d∘α``: ``|d|`` times the box)."""
-        return np.abs(self._u(np.maximum(np.abs(self._lo), np.abs(self._hi))))
+        """The largest ``|u_i|`` over the box, in the oracle's space."""
+        extent = self.machine.u_extent()
+        return extent if self._scale is None else self._scale * extent
 
-    @abstractmethod
     def _linear(self, alpha: np.ndarray) -> float:
-        """The linear part ℓ(α) of the dual objective."""
+        return self.machine.linear(alpha)
 
-    @abstractmethod
     def _linear_gradient(self, alpha: np.ndarray) -> np.ndarray:
-        """∇ℓ(α)."""
-
-    @abstractmethod
-    def _primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
-        """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
-
-    @abstractmethod
-    def _libsvm_beta(self, K: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
-        """``(β, capped)``: β (as :meth:`dual_coef`) of libsvm's machine on the PSD kernel K at its
-        stopping tolerance ``tol``, and whether it stopped at ``max_iter`` instead (-1: no cap)."""
-
+        return self.machine.linear_gradient(alpha)
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
-        """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables."""
-        return self.project(alpha)
+        """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables (onto A)."""
+        return self.project(self.machine.from_model(alpha))
 
     def from_dual_coef(self, beta: np.ndarray) -> np.ndarray:
-        """The α (onto A) whose :meth:`dual_coef` is β: β itself for SVR and one-class."""
-        return self.from_model(beta)
+        """The α (onto A) whose :meth:`dual_coef` is β (``Yβ`` for the SVM, β for one-class)."""
+        return self.project(self.machine.from_dual_coef(beta))
 
     def kernel_penalty(self, K: np.ndarray) -> float:
-        """The penalty ``ρ‖K - K0‖²_F`` of ``eq:kern_learn`` on a kernel K (a cut's offset in the
-        exchange master ``eq:SIQCLP_master``)."""
-        if self.rho == np.inf:
-            raise ValueError("rho=inf fixes the kernel at (K0)_+: a kernel's penalty is infinite unless it is that one")
-        return float(self.rho * np.sum((K - self.K0) ** 2))
+        """The penalty on a kernel K (``ρ‖K - K0‖²_F`` of ``eq:kern_learn``, or the componentwise
+        one): a cut's offset in the exchange master ``eq:SIQCLP_master``."""
+        return self.penalty.kernel_penalty(K, self.K0)
 
     def dual_coef(self, alpha) -> np.ndarray:
         """The coefficients β of the machine's decision function ``Σ_j β_j K*(x, x_j) + b``
         (``Yα`` for the SVM, α for SVR and one-class), an (n,) array."""
-        u = self._u(check_vector(alpha, self.dim, "alpha"))
-        return u if self._scale is None else u / self._scale
+        return self.machine.u(check_vector(alpha, self.dim, "alpha"))
 
     def consistent_coef(self, alpha) -> np.ndarray:
         """The coefficients w of the consistent out-of-sample rule: a new point x is scored
@@ -233,15 +242,6 @@ class IndefiniteProblem(ABC):
 
         return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
 
-    def _project(self, x: np.ndarray) -> np.ndarray:
-        return project_box_hyperplane(x, self._a, self._b, self._lo, self._hi)
-
-    def _feasibility_violation(self, alpha: np.ndarray) -> float:
-        scale = max(1.0, float(np.max(np.abs(self._hi))), float(np.max(np.abs(self._lo))))
-        bounds = max(float(np.max(self._lo - alpha)), float(np.max(alpha - self._hi)), 0.0)
-        equality = abs(float(self._a @ alpha) - self._b) / np.sqrt(self.dim)
-        return max(bounds, equality) / scale
-
     def objective_roundoff(self, alpha) -> float:
         """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's
         allowance and ``γ = ROUNDOFF_FACTOR·dim·u`` times the magnitude of the sums. The constant
@@ -314,45 +314,32 @@ class IndefiniteProblem(ABC):
         K = self._point(alpha).kernel()
         return K if self._scale is None else K * np.outer(self._scale, self._scale)
 
-    # ----- the feasible set -------------------------------------------------------------
-    @property
-    def feasible_set(self) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-        """``(a, b, lo, hi)`` with ``A = {α : aᵀα = b, lo <= α <= hi}``."""
-        return self._a, self._b, self._lo, self._hi
-
+    # ----- the feasible set (checked arguments; the solvers use ``feasible`` directly) ----
     def project(self, x) -> np.ndarray:
         """The exact Euclidean projection of ``x`` onto the feasible set ``A``; O(n log n)."""
-        return self._project(check_vector(x, self.dim, "x"))
+        return self.feasible.project(check_vector(x, self.dim, "x"))
 
     def rescaled(self, alpha, upper) -> np.ndarray:
         """A point of the same kind of set with upper bounds ``upper`` (another C or ν), scaled
         coordinate by coordinate by the ratio of this box's upper bounds to those and projected onto
         ``A``: the warm start of a path of C and ρ (a coordinate whose old bound is 0 is scaled to 0)."""
-        hi = self._hi
+        hi = self.feasible.hi
         ratio = np.divide(hi, upper, out=np.zeros_like(hi, dtype=float), where=np.asarray(upper) > 0)
         return self.project(check_vector(alpha, self.dim, "alpha") * ratio)
 
     def initial_point(self) -> np.ndarray:
         """The projection of the box's midpoint onto ``A`` (``C/2`` for the SVM, where the paper's
         code starts)."""
-        return self._project((self._lo + self._hi) / 2)
+        return self.feasible.start()
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),
         else None; the methods that need an interior (ACCPM, the conic models) are then skipped."""
-        a, b, lo, hi = self.feasible_set
-        if np.all(lo == hi):
-            return lo.astype(float)
-        for end in (np.where(a > 0, hi, lo), np.where(a > 0, lo, hi)):  # the ends of aᵀα over the box
-            # within the round-off of this sum (not of the box: with C = 1e8 beside C = 1e-8 the
-            # ends miss b by 1e-7, a whole feasible set away)
-            if abs(float(a @ end) - b) <= 4 * self.dim * UNIT_ROUNDOFF * (float(np.abs(a) @ np.abs(end)) + abs(b)):
-                return end.astype(float)
-        return None
+        return self.feasible.only_point()
 
     def feasibility_violation(self, alpha) -> float:
         """How far α is from ``A``: the largest bound or equality violation, relative to the box."""
-        return self._feasibility_violation(check_vector(alpha, self.dim, "alpha"))
+        return self.feasible.violation(check_vector(alpha, self.dim, "alpha"))
 
     # ----- the certificate --------------------------------------------------------------
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
@@ -406,7 +393,7 @@ class IndefiniteProblem(ABC):
         tol = check_positive_scalar(tol, "tol", "libsvm's stopping tolerance")
         if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or not (max_iter == -1 or max_iter > 0):
             raise ValueError(f"max_iter must be a positive integer or -1 (no cap); got {max_iter!r}")
-        beta, capped = self._libsvm_beta(self.proxy_kernel(alpha), tol, int(max_iter))
+        beta, capped = self.machine.libsvm_beta(self.proxy_kernel(alpha), tol, int(max_iter))
         if capped:
             from sklearn.exceptions import ConvergenceWarning
 
@@ -427,20 +414,3 @@ class IndefiniteProblem(ABC):
         upper, error, _ = certificate.primal_bound(self, point, v, point.multiply(v),
                                                    point.product_error * float(np.linalg.norm(v)))
         return float(upper + error)
-
-    def _loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
-        """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
-        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
-        raise NotImplementedError
-
-
-def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
-    """Fit a scikit-learn libsvm estimator (built with ``max_iter``); True if it stopped at that cap
-    (read from ``n_iter_``, not from the warning, which the caller hears from
-    :meth:`IndefiniteProblem.libsvm_dual_coef` instead)."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        estimator.fit(*args, **kwargs)
-    return max_iter > 0 and int(np.max(estimator.n_iter_)) >= max_iter

@@ -3,21 +3,16 @@ two variants: PerturbSVM for Mercer kernels and componentwise penalties."""
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.svm import SVC
+from collections.abc import Callable
+from typing import cast
 
-from .._validation import (
-    check_binary_labels,
-    check_kernel,
-    check_rho,
-    check_scale,
-    check_vector,
-    penalty_vector,
-    safe_norm,
-)
-from .intercept import active_terms, best_hinge_intercept
-from .problem import IndefiniteProblem, libsvm_fit
-from .proxy import MercerProxy, Oracle, psd_part
+import numpy as np
+
+from .._validation import check_kernel
+from .machines import Hinge
+from .penalties import Componentwise, Frobenius, Mercer, Penalty
+from .problem import IndefiniteProblem
+from .proxy import MercerProxy, Oracle
 
 
 class SVMProblem(IndefiniteProblem):
@@ -55,52 +50,19 @@ class SVMProblem(IndefiniteProblem):
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
                  oracle: str | Oracle = "rank-one"):
-        K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        rho = check_rho(rho, "the penalty on ||K - K0||_F^2 in eq:kern_learn")
-        super().__init__(K0, rho, oracle)
-        self._d = self.y
-        self._check_scale(box_name="C (with class_weight)")
+        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Frobenius(rho), oracle)
 
-    def _set_labels(self, K0, y, C, class_weight, symmetrize) -> np.ndarray:
-        """Validate; set ``y`` (±1), ``classes``, ``C`` (per sample) and ``A = {yᵀα = 0, 0 <= α <= C}``."""
+    def _compose(self, K0, y, C, class_weight, symmetrize, make_penalty: Callable[[int], Penalty], oracle) -> None:
+        """Validate K0 and the labels, then compose the hinge machine with ``make_penalty(n)``."""
         K0 = check_kernel(K0, symmetrize=symmetrize)
-        self.y, self.classes = check_binary_labels(y, K0.shape[0])
-        self.C = penalty_vector(C, self.y, self.classes, class_weight)
-        self._a, self._b, self._lo, self._hi = self.y, 0.0, np.zeros(K0.shape[0]), self.C
-        return K0
+        machine = Hinge(y, C, class_weight, K0.shape[0])
+        penalty = make_penalty(K0.shape[0])
+        self.y, self.classes, self.C = machine.y, machine.classes, machine.C
+        IndefiniteProblem.__init__(self, K0, machine, penalty, oracle=oracle)
 
     def to_labels(self, signs) -> np.ndarray:
         """Map ±1 (or any signed scores) back to the original labels: ``> 0`` is ``classes[1]``."""
-        return self.classes[(np.asarray(signs) > 0).astype(int)]
-
-    def _u(self, alpha):
-        return self._d * alpha
-
-    _u_adjoint = _u  # a diagonal map
-
-    def _linear(self, alpha):
-        return float(np.sum(alpha))
-
-    def _linear_gradient(self, alpha):
-        return np.ones_like(alpha)
-
-    def _primal_loss(self, decision):
-        return best_hinge_intercept(decision, self.y, self.C)
-
-    def _loss_magnitude(self, decision, offset):
-        margin = 1.0 - self.y * (decision + offset)
-        return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
-
-    def _libsvm_beta(self, K, tol, max_iter):
-        svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
-        capped = libsvm_fit(svc, max_iter, K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
-        beta = np.zeros(self.n)
-        beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i, sign +1 for classes[1] = +1
-        return beta, capped
-
-    def from_dual_coef(self, beta):
-        """The α (onto A) whose :meth:`dual_coef` is β: ``Yβ``, since β = Yα."""
-        return self.from_model(self.y * beta)
+        return cast(Hinge, self.machine).to_labels(signs)
 
 
 class PerturbSVMProblem(SVMProblem):
@@ -124,14 +86,7 @@ class PerturbSVMProblem(SVMProblem):
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
                  oracle: MercerProxy | None = None):
-        K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        check_scale(K0, safe_norm(self.C), check_rho(rho, "the penalty"),
-                    box="C (with class_weight)")
-        if oracle is None:
-            oracle = MercerProxy(*psd_part(K0))
-        elif not (isinstance(oracle, MercerProxy) and oracle.K0.shape == K0.shape):
-            raise TypeError(f"oracle must be None or the MercerProxy of this K0 (shape {K0.shape}); got {oracle!r}")
-        super().__init__(oracle.K0, y, C, rho, class_weight=class_weight, oracle=oracle)
+        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Mercer(rho, oracle), None)
 
 
 class ComponentwiseSVMProblem(SVMProblem):
@@ -155,18 +110,9 @@ class ComponentwiseSVMProblem(SVMProblem):
 
     def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False,
                  oracle: str | Oracle = "rank-one"):
-        K0 = self._set_labels(K0, y, C, class_weight, symmetrize)
-        if h is None:
-            raise TypeError("h is required: one positive penalty weight per training point (H = hh^T)")
-        self.h = check_vector(h, K0.shape[0], "h")
-        if np.any(self.h <= 0):
-            raise ValueError(f"h must be positive; h[{int(np.argmin(self.h))}] = {self.h.min():.3g}")
-        scale = 1.0 / np.sqrt(self.h)
-        IndefiniteProblem.__init__(self, K0, 1.0, oracle, scale=scale)
-        self._d = self.y * scale
-        self._check_scale(box_name="C (with class_weight) and h", penalty="h", kernel="K0/(√h√hᵀ)")
+        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Componentwise(h, n), oracle)
 
-
-    def kernel_penalty(self, K):
-        """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""
-        return float(np.sum(np.outer(self.h, self.h) * (K - self.K0) ** 2))
+    @property
+    def h(self) -> np.ndarray:
+        """The penalty weights h (read-only)."""
+        return cast(Componentwise, self.penalty).h

@@ -46,7 +46,6 @@ with ``test_kernel="transductive"``, whose predictions need it.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from numbers import Integral, Real
 
@@ -195,7 +194,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
         self.status_ = each("status")
         self._task_rows = [task.rows for task in tasks]
-        self._warm_state = [(task.rows, problem.feasible_set[3], result.alpha)
+        self._warm_state = [(task.rows, problem.feasible.hi, result.alpha)
                             for problem, task, result in zip(problems, tasks, results, strict=True)]
 
     def _warm_starts(self, problems: list, tasks: list[multiclass.BinaryTask]) -> list:
@@ -216,7 +215,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = solve(problem, self.method, tol=self.tol, absolute=self.absolute,
-                           max_iter=sys.maxsize if self.max_iter == -1 else self.max_iter,
+                           max_iter=self.max_iter,
                            verbose=bool(self.verbose) and name is None, **options)
         for warning in caught:
             message = str(warning.message)

@@ -160,6 +160,21 @@ def _mean_log(group: pd.DataFrame, values: pd.Series) -> tuple[pd.Series, pd.Ser
     return logs.mean(axis=1), logs.std(axis=1).fillna(0.0)
 
 
+def convergence_summary(table: pd.DataFrame, iterations=(100, 500)) -> pd.DataFrame:
+    """Per method: ``10**mean(log10)`` over the runs of the certified gap and of ``p̂ - f(α)`` at
+    each of ``iterations`` (as the figure's solid lines; a run that ended earlier keeps its last
+    value), and the last iteration any run reached."""
+    rows = []
+    for method, group in table.groupby("method", sort=False):
+        row: dict = dict(method=method, last_iteration=int(group.iteration.max()))
+        for name, values in (("gap", group.gap), ("suboptimality", group.p_hat - group.lower)):
+            mean, _ = _mean_log(group, values)
+            for k in iterations:
+                row[f"{name}_{k}"] = float(10 ** mean.loc[:k].iloc[-1])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def plot_convergence(table: pd.DataFrame, path: Path) -> None:
     """Two panels against iteration (semilog), one colour per method (:data:`COLORS`): the
     certified gap, and the certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the

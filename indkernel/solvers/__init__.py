@@ -3,7 +3,8 @@
 and Newton methods, the exchange method, the direct SDP).
 """
 
-from .registry import METHODS, compare, method_options, plot_comparison, solve
+from .registry import METHODS, Method, compare, method_options, plot_comparison, solve
 from .result import SolveResult
+from .tracking import SolveError
 
-__all__ = ["METHODS", "SolveResult", "compare", "method_options", "plot_comparison", "solve"]
+__all__ = ["METHODS", "Method", "SolveError", "SolveResult", "compare", "method_options", "plot_comparison", "solve"]

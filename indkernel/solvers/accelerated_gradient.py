@@ -68,7 +68,7 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
         trial = y + g_y / L
         if not run.finite(trial, "the gradient step") or run.stop_for_time():
             return None
-        x_new = problem._project(trial)
+        x_new = problem.feasible.project(trial)
         step = x_new - y
         f_new = problem._objective(x_new)
         if not run.finite(f_new, "the objective"):

@@ -270,7 +270,8 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
     if proximal and (center == "cvxpy" or drop_redundant):
         raise ValueError(f"{'center=cvxpy' if center == 'cvxpy' else 'drop_redundant=True'} needs analytic "
                          "centers; pass proximal=0 with it")
-    a, b, origin, top = problem.feasible_set
+    feasible = problem.feasible
+    a, b, origin, top = feasible.a, feasible.b, feasible.lo, feasible.hi
     n, width = problem.dim, top - origin
     a, b = a * width, b - a @ origin  # aᵀx = b in t = (x - origin)/width
     a, b = a / np.linalg.norm(a), b / np.linalg.norm(a)
@@ -300,7 +301,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
             run.fail("failed", f"the analytic center failed ({exc}); the localization set may have no interior left")
             return
-        alpha = problem._project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
+        alpha = problem.feasible.project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         if run.observe(alpha, "free"):
             return
         # what the cut needs of this center, before a check moves the oracle to the best point
@@ -314,7 +315,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
                     return
             if newton is not EXACT:
                 checks.append((run.lower, run.upper - run.lower))
-                if _stalled(checks, run.tol * run.denominator):
+                if _stalled(checks, run.target()):
                     newton = EXACT
                     run.details["exact_centers_from"] = k
         norm = float(np.linalg.norm(g))

@@ -87,7 +87,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
         t, alpha, multipliers = solved
         own_gaps.append(t - problem._objective(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
-        own_converged = own_gaps[-1] <= run.tol * max(run.denominator, abs(t) if run.absolute else 0.0)
+        own_converged = own_gaps[-1] <= run.target()
         if run.observe(alpha):
             return
         certified_gaps.append(run.upper - run.lower)
@@ -107,7 +107,7 @@ def _mkl_rounds(run: Run, mkl_tol: float, mkl_steps: int, mkl: MKLMaster):
     def solve_master(keep: list[int], new: np.ndarray):
         mkl.set_kernels(keep, new)
         try:
-            tol = mkl_tol * run.tol * (1.0 if run.absolute else max(run.denominator, 1.0))
+            tol = mkl_tol * run.target(max(run.scale, 1.0))
             return mkl.solve(tol, mkl_steps, stop=lambda: run.out_of_time)
         except ValueError as exc:  # libsvm refused (non-finite data)
             run.fail("failed", f"the SIQCLP master failed: {exc}")

@@ -86,7 +86,7 @@ class MKLMaster:
                 break
             weights, mu = solved
             self._used[mu > 0] = self._used.max(initial=0) + 1
-            alpha = self.problem._project(np.tensordot(mu, np.array(self._alphas), axes=1))
+            alpha = self.problem.feasible.project(np.tensordot(mu, np.array(self._alphas), axes=1))
             lower = float(np.min(self._cuts_at(alpha)))
             if best is None or lower > best[0]:
                 best = (lower, alpha)
@@ -99,7 +99,7 @@ class MKLMaster:
     def _add_point(self, weights: np.ndarray) -> float:
         """Solve the inner SVM at λ = weights, store its point; its value ``λᵀQ_j``."""
         combined = sum(w * K for w, K in zip(weights, self.kernels, strict=True) if w > 0)
-        alpha = self.problem.from_dual_coef(self.problem._libsvm_beta(combined, LIBSVM_TOL, INNER_MAX_ITER)[0])
+        alpha = self.problem.from_dual_coef(self.problem.machine.libsvm_beta(combined, LIBSVM_TOL, INNER_MAX_ITER)[0])
         row = self._cuts_at(alpha)
         self._alphas.append(alpha)
         self._U = np.column_stack([self._U, self.problem.dual_coef(alpha)])

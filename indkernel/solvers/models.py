@@ -8,33 +8,55 @@ from collections.abc import Callable
 
 import formulations
 
-from ..core import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem
+from ..core.machines import EpsilonInsensitive, Hinge, OneClass
+from ..core.penalties import Componentwise, Frobenius, Mercer
 from ..core.problem import IndefiniteProblem
 
-MAXMIN: dict[type, Callable] = {
-    SVMProblem: lambda p: formulations.maxmin_sdp(p.K0, p.y, p.C, p.rho),
-    PerturbSVMProblem: lambda p: formulations.perturb_maxmin(p.K0, p.y, p.C, p.rho),
-    ComponentwiseSVMProblem: lambda p: formulations.penalized_maxmin_sdp(p.K0, p.y, p.C, p.h),
-    SVRProblem: lambda p: formulations.svr_maxmin_sdp(p.K0, p._target, p.C, p.rho, p.epsilon),
-    OneClassProblem: lambda p: formulations.one_class_maxmin_sdp(p.K0, p.nu, p.rho),
+#: The max-min model of each (machine, penalty) pair (a penalty without its own model uses its
+#: parent's: the Mercer penalty is the Frobenius one on a PSD K0).
+MAXMIN: dict[tuple[type, type], Callable] = {
+    (Hinge, Frobenius): lambda p: formulations.maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.rho),
+    (Hinge, Mercer): lambda p: formulations.perturb_maxmin(p.K0, p.machine.y, p.machine.C, p.rho),
+    (Hinge, Componentwise): lambda p: formulations.penalized_maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.penalty.h),
+    (EpsilonInsensitive, Frobenius): lambda p: formulations.svr_maxmin_sdp(
+        p.K0, p.machine.target, p.machine.C, p.rho, p.machine.epsilon),
+    (OneClass, Frobenius): lambda p: formulations.one_class_maxmin_sdp(p.K0, p.machine.nu, p.rho),
 }
-SIQCLP: dict[type, Callable] = {
-    SVMProblem: lambda p, kernels, factors: formulations.siqclp_master(p.K0, p.y, p.C, p.rho, kernels, factors),
-    ComponentwiseSVMProblem: lambda p, kernels, factors: formulations.penalized_siqclp_master(
-        p.K0, p.y, p.C, p.h, kernels, factors),
-    SVRProblem: lambda p, kernels, factors: formulations.svr_siqclp_master(
-        p.K0, p._target, p.C, p.rho, p.epsilon, kernels, factors),
-    OneClassProblem: lambda p, kernels, factors: formulations.one_class_siqclp_master(
-        p.K0, p.nu, p.rho, kernels, factors),
+#: The exchange method's master of each pair.
+SIQCLP: dict[tuple[type, type], Callable] = {
+    (Hinge, Frobenius): lambda p, kernels, factors: formulations.siqclp_master(
+        p.K0, p.machine.y, p.machine.C, p.rho, kernels, factors),
+    (Hinge, Componentwise): lambda p, kernels, factors: formulations.penalized_siqclp_master(
+        p.K0, p.machine.y, p.machine.C, p.penalty.h, kernels, factors),
+    (EpsilonInsensitive, Frobenius): lambda p, kernels, factors: formulations.svr_siqclp_master(
+        p.K0, p.machine.target, p.machine.C, p.rho, p.machine.epsilon, kernels, factors),
+    (OneClass, Frobenius): lambda p, kernels, factors: formulations.one_class_siqclp_master(
+        p.K0, p.machine.nu, p.rho, kernels, factors),
 }
 
 
-def _factory(table: dict[type, Callable], problem: IndefiniteProblem, what: str) -> Callable:
-    for cls in type(problem).__mro__:  # a subclass without its own model uses its parent's
-        if cls in table:
-            return table[cls]
-    raise TypeError(f"{type(problem).__name__} has no {what} model; register one in "
-                    f"indkernel.solvers.models.{'MAXMIN' if what == 'max-min' else 'SIQCLP'}")
+def _lookup(table: dict[tuple[type, type], Callable], problem: IndefiniteProblem) -> Callable | None:
+    machine = type(problem.machine)
+    for penalty in type(problem.penalty).__mro__:
+        if (machine, penalty) in table:
+            return table[machine, penalty]
+    return None
+
+
+def model_refusal(problem: IndefiniteProblem, what: str) -> str | None:
+    """Why the problem has no ``what`` model (``"max-min"`` or ``"SIQCLP"``), or None."""
+    if _lookup(MAXMIN if what == "max-min" else SIQCLP, problem) is not None:
+        return None
+    return (f"the pair ({type(problem.machine).__name__}, {type(problem.penalty).__name__}) has no {what} model; "
+            f"register one in indkernel.solvers.models.{'MAXMIN' if what == 'max-min' else 'SIQCLP'}, or use 'newton', "
+            "'apg' or 'pg'")
+
+
+def _factory(table: dict[tuple[type, type], Callable], problem: IndefiniteProblem, what: str) -> Callable:
+    found = _lookup(table, problem)
+    if found is None:
+        raise TypeError(model_refusal(problem, what))
+    return found
 
 
 def maxmin_model(problem: IndefiniteProblem) -> formulations.Formulation:

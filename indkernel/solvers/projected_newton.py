@@ -51,7 +51,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
        ``x_c``.
 
-    Every iterate is certified, by default with the free bound only (:data:`indkernel.solvers.registry.CHECK_BOUND`), and the result with the tight one.
+    Every iterate is certified, by default with the free bound only (:class:`indkernel.solvers.registry.Method`), and the result with the tight one.
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
     coupling with the positive ones through u, so Newton's system is well posed where the
     frozen-kernel system is not; a tiny shift μ guards the rest.
@@ -114,7 +114,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     """The loop of :func:`projected_newton` from the certified point x (:data:`STALL_WINDOW`: the
     fallback to the accelerated projected gradient)."""
     gaps = [run.upper - run.lower]
-    lo, hi = problem.feasible_set[2:]
+    lo, hi = problem.feasible.lo, problem.feasible.hi
     curvature = problem.curvature_estimate()
     L_floor, shift = curvature * 1e-12, shift * curvature
     first_residual, previous = None, None
@@ -161,7 +161,7 @@ def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residu
     """``(δ, ‖r₀‖)``: truncated CG on ``(-∇²f(x) + μI)δ = ∇f(x)`` over the free variables and the
     hyperplane ``aᵀδ = 0`` (zero outside ``free``), stopped on the trust-region sphere (Steihaug)."""
     direction = np.zeros(problem.dim)
-    a = problem.feasible_set[0][free]
+    a = problem.feasible.a[free]
     if a.size < 2:
         return direction, 0.0
     project = on_hyperplane(a)
@@ -202,7 +202,7 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
     noise_x = problem.objective_noise(x)
 
     def trial(t: float):
-        point = problem._project(x + t * direction)
+        point = problem.feasible.project(x + t * direction)
         value = problem._objective(point)
         noise = noise_x + problem.objective_noise(point)
         return point, value, value >= f_x + search.armijo * float(g @ (point - x)) - noise
@@ -232,7 +232,7 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
 def _curvature_along_gradient(problem, x) -> float:
     """``-ĝᵀ∇²f(x)ĝ / ĝᵀĝ`` for the gradient ĝ within the hyperplane: the first step's 1/L (one
     Hessian–vector product; backtracking corrects it)."""
-    a = problem.feasible_set[0]
+    a = problem.feasible.a
     g = problem._gradient(x)
     g = g - a * (float(a @ g) / float(a @ a))
     gg = float(g @ g)

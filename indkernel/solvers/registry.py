@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -16,35 +17,59 @@ from .accpm import accpm
 from .direct_sdp import SDP_MAX_N, direct_sdp
 from .direct_sdp import refusal as sdp_refusal
 from .exchange import exchange
+from .models import model_refusal
 from .projected_gradient import projected_gradient
 from .projected_newton import projected_newton
 from .result import SolveResult
-from .tracking import Run, _positive_int
+from .tracking import Run, _positive_int, iteration_cap
 
-#: The methods by name, with the iteration cap each gets by default.
-METHODS: dict[str, tuple[Callable[..., None], int]] = {
-    "pg": (projected_gradient, 20_000),
-    "apg": (accelerated_gradient, 10_000),
-    "newton": (projected_newton, 10_000),  # its stall fallback (apg) may need apg's cap
-    "accpm": (accpm, 2_000),
-    "exchange": (exchange, 1_000),
-    "sdp": (direct_sdp, 1),
+
+@dataclass(frozen=True)
+class Method:
+    """What the registry knows of a method: everything :func:`solve` decides by the method's name.
+
+    Attributes
+    ----------
+    function : the method, ``function(problem, run, **options)`` (it drives the :class:`Run`).
+    max_iter : int, the iteration cap unless ``solve(max_iter=...)`` says otherwise.
+    check_bound : str
+        The bound of its checks unless ``solve(bound=...)`` says otherwise (a run that does not
+        converge with it ends with the tight one). The paper's projected gradient checks as the
+        paper does, with the natural (tight) bound, every 10 iterations; ACCPM checks every 10th
+        center as the authors' code, with the refined bound escalated to the tight one where that
+        could end the run (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`); the methods
+        that certify every iterate use the cheaper bounds, the refined one (the exchange method's
+        masters, apg's cheap steps) or the free one (projected Newton's iterates, accurate enough
+        that it is as tight near the optimum), where the tight one would multiply their time
+        (``python figures/certified_speed.py --diagnose`` compares the bounds along the iterates).
+    one_oracle_thread : bool
+        Its own steps are dense linear algebra (ACCPM's Newton steps, the conic solves): the
+        rank-one oracle runs on one thread, because the oracle's threads and BLAS's threads slow
+        each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
+    needs_bounded_set : bool, it needs a bounded feasible set (ACCPM's localization box).
+    needs_finite_rho : bool, its conic model has the kernel as a variable (ρ = ∞ fixes it).
+    model : str or None, the cvxpy model it solves (:mod:`indkernel.solvers.models`), which the
+        (machine, penalty) pair must have.
+    """
+
+    function: Callable[..., None]
+    max_iter: int
+    check_bound: str
+    one_oracle_thread: bool = False
+    needs_bounded_set: bool = False
+    needs_finite_rho: bool = False
+    model: str | None = None
+
+
+#: The methods by name.
+METHODS: dict[str, Method] = {
+    "pg": Method(projected_gradient, 20_000, "tight"),
+    "apg": Method(accelerated_gradient, 10_000, "refined"),
+    "newton": Method(projected_newton, 10_000, "free"),  # its stall fallback (apg) may need apg's cap
+    "accpm": Method(accpm, 2_000, "refined", one_oracle_thread=True, needs_bounded_set=True),
+    "exchange": Method(exchange, 1_000, "refined", one_oracle_thread=True, needs_finite_rho=True, model="SIQCLP"),
+    "sdp": Method(direct_sdp, 1, "tight", one_oracle_thread=True, needs_finite_rho=True, model="max-min"),
 }
-#: Methods whose own steps are dense linear algebra (ACCPM's Newton steps, the conic solves):
-#: they run the rank-one oracle on one thread, because the oracle's threads and BLAS's threads
-#: slow each other down (``python figures/solver_benchmark.py --thread-rule`` measures it).
-ONE_ORACLE_THREAD = {"accpm", "exchange", "sdp"}
-#: The bound of each method's checks unless ``bound=`` says otherwise (a run that does not converge
-#: with it ends with the tight one): the paper's projected gradient checks as the paper does, with
-#: the natural (tight) bound, every 10 iterations; ACCPM checks every 10th center as the authors'
-#: code, with the refined bound escalated to the tight one where that could end the run
-#: (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`; the free bound at the other centers);
-#: the methods that certify every iterate use the cheaper bounds, the refined one (the exchange
-#: method's masters, apg's cheap steps) or the free one (projected Newton's iterates, accurate
-#: enough that it is as tight near the optimum), where the tight one would multiply their time
-#: (``python figures/certified_speed.py --diagnose`` compares the bounds along the iterates).
-CHECK_BOUND = {"pg": "tight", "apg": "refined", "newton": "free", "accpm": "refined", "exchange": "refined",
-               "sdp": "tight"}
 
 
 def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e-6, absolute: bool = False,
@@ -64,7 +89,8 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     tol : float, default 1e-6
         Target on the certified gap ``upper - lower``, relative to the α-dependent scale
         ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best point (``SolveResult.scale``) unless ``absolute=True``.
-    max_iter : int, optional (a per-method default)
+    max_iter : int, optional
+        The iteration cap; None (default) the method's own (``METHODS[method].max_iter``), -1 no limit.
     time_limit : float, optional
         Seconds from the call, the setup included (the oracle's O(n³) eigendecomposition of K0,
         which cannot be interrupted: a run whose setup alone exceeds the limit stops after it
@@ -73,7 +99,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"`` (β = u(α)),
         ``"refined"`` (a few O(n²) Newton–CG rounds on the fixed kernel K*(α)) or ``"tight"`` (the
         machine on K*(α) solved until the certified gap is within 1.25 of the exact natural gap).
-        Default per method (``CHECK_BOUND``). A run that does not converge with it ends with the
+        Default per method (``METHODS[method].check_bound``). A run that does not converge with it ends with the
         tight bound at its best α.
     threads : int, optional
         At most this many threads for the compiled oracle (numba) and for BLAS during the solve;
@@ -96,7 +122,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         raise TypeError(f"method must be a name such as 'apg' (one of {sorted(METHODS)}); got {method!r}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
-    function, default_max_iter = METHODS[method]
+    record = METHODS[method]
     accepted = method_options(method)
     unknown = set(options) - accepted
     if unknown:
@@ -107,8 +133,8 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     if reason is not None:
         raise ValueError(reason)
     if bound is None:
-        bound = CHECK_BOUND[method]
-    run = Run(problem, method, tol=tol, absolute=absolute, max_iter=default_max_iter if max_iter is None else max_iter,
+        bound = record.check_bound
+    run = Run(problem, method, tol=tol, absolute=absolute, max_iter=iteration_cap(max_iter, record.max_iter),
               time_limit=time_limit, bound=bound, verbose=verbose)
     with at_most(threads):
         prepare = getattr(problem.oracle, "prepare", None)
@@ -116,20 +142,20 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
             prepare()
             run.setup_seconds = run.seconds
         only = problem.only_point()
-        with limited_threads(1 if method in ONE_ORACLE_THREAD else numba.get_num_threads()):
+        with limited_threads(1 if record.one_oracle_thread else numba.get_num_threads()):
             if only is not None:  # nothing to optimize: A is one point
                 for _ in run.iterations():
                     run.observe(only)
                     if run.status is None:
                         run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
             else:
-                function(problem, run, **options)
+                record.function(problem, run, **options)
     return run.result()
 
 
 def method_options(method: str) -> set[str]:
     """The options ``solve(problem, method, **options)`` passes to the method (e.g. ``alpha0``)."""
-    return set(inspect.signature(METHODS[method][0]).parameters) - {"problem", "run"}
+    return set(inspect.signature(METHODS[method].function).parameters) - {"problem", "run"}
 
 
 #: Seconds each method of :func:`compare` gets unless ``time_limit`` says otherwise: the paper's
@@ -168,11 +194,18 @@ def compare(problem: IndefiniteProblem, methods=("pg", "apg", "newton", "accpm")
 
 
 def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
-    """Why ``method`` will not run on ``problem``, known before any work (the SDP route above its
-    size limit, the conic models at ρ = ∞), or None."""
-    if method in ("sdp", "exchange") and getattr(problem, "rho", None) == np.inf:
+    """Why ``method`` will not run on ``problem``, known before any work (what the method's
+    :class:`Method` record says it needs, the SDP route above its size limit), or None."""
+    record = METHODS[method]
+    if record.needs_finite_rho and problem.rho == np.inf:
         return (f"method {method!r} needs a finite rho (its conic model has the kernel as a variable); rho=inf "
                 "fixes it at (K0)_+, a QP that 'newton', 'apg', 'pg' or 'accpm' solve")
+    if record.needs_bounded_set and not problem.feasible.is_bounded:
+        return (f"method {method!r} needs a bounded feasible set (its localization box) and this "
+                f"{type(problem.machine).__name__} machine's set is unbounded above; use 'newton', 'apg' or 'pg'")
+    conic = not (method == "exchange" and options.get("master") == "mkl")  # the MKL master needs only libsvm
+    if record.model is not None and conic and (reason := model_refusal(problem, record.model)) is not None:
+        return reason
     if method == "sdp":
         return sdp_refusal(problem, options.get("max_n", SDP_MAX_N))
     return None

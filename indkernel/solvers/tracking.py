@@ -7,7 +7,6 @@ the stop decision (certified gap within tolerance, ``max_iter`` or ``time_limit`
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -49,6 +48,19 @@ def _positive_int(value, name: str) -> int:
     return int(value)
 
 
+def iteration_cap(max_iter, default: int) -> int | None:
+    """``max_iter`` as :func:`indkernel.solve` takes it, decoded once: None is the method's
+    ``default``, -1 no limit (returned as None), else a positive integer."""
+    if max_iter is None:
+        return default
+    if isinstance(max_iter, (int, np.integer)) and not isinstance(max_iter, bool) and max_iter == -1:
+        return None
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, -1 (no limit) or None (the method's default); "
+                         f"got {max_iter!r}")
+    return int(max_iter)
+
+
 class Run:
     """One solver run on one problem.
 
@@ -57,8 +69,9 @@ class Run:
     problem : IndefiniteProblem
     method : str, the method's name (for the result and messages).
     tol : float
-        Target on the certified gap, relative to ``|lower|`` unless ``absolute=True``.
-    max_iter : int
+        Target on the certified gap, relative to the best point's scale unless ``absolute=True``
+        (:meth:`target` is the absolute gap that meets it).
+    max_iter : int or None, the iteration cap (None: no limit; :func:`iteration_cap` decodes ``solve``'s).
     time_limit : float or None, seconds.
     bound : str
         The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"``,
@@ -67,12 +80,12 @@ class Run:
     """
 
     def __init__(self, problem: IndefiniteProblem, method: str, *, tol: float = 1e-6, absolute: bool = False,
-                 max_iter: int = 1000, time_limit: float | None = None, bound: str = "tight",
+                 max_iter: int | None = 1000, time_limit: float | None = None, bound: str = "tight",
                  verbose: bool = False):
         self.problem, self.method = problem, method
         self.tol = check_positive_scalar(tol, "tol", "the tolerance on the certified gap")
         self.absolute = bool(absolute)
-        self.max_iter = _positive_int(max_iter, "max_iter")
+        self.max_iter = None if max_iter is None else _positive_int(max_iter, "max_iter")
         self.time_limit = None if time_limit is None else check_positive_scalar(
             time_limit, "time_limit", "seconds before the run stops")
         if bound not in BOUNDS:
@@ -90,8 +103,7 @@ class Run:
         self._rows: list[tuple] = []
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
-        total = None if max_iter == sys.maxsize else max_iter  # sys.maxsize: no limit (an estimator's max_iter=-1)
-        self._reporter = tqdm(total=total, desc=method, leave=False) if verbose else _Silent()
+        self._reporter = tqdm(total=self.max_iter, desc=method, leave=False) if verbose else _Silent()
         self._start = time.perf_counter()
         #: Seconds of the setup before the first iteration (the oracle's eigendecomposition of K0).
         self.setup_seconds = 0.0
@@ -102,7 +114,7 @@ class Run:
         k = 0
         while self.status is None:
             self.iteration = k  # after the loop: the number of iterations done
-            if k >= self.max_iter:
+            if self.max_iter is not None and k >= self.max_iter:
                 self._stop("max_iter", f"stopped at max_iter={self.max_iter} before the certified gap reached tol")
             elif self.out_of_time:
                 self._stop("time_limit", f"stopped at time_limit={self.time_limit:g} s before the certified gap reached tol"
@@ -136,7 +148,7 @@ class Run:
         certificate, tight = self._certify(alpha, self.bound), self.bound == "tight"
         if not tight and self.bound != "free":
             # the gap the run accepts, whichever of the best α and this one gives the scale
-            room = self.tol * (1.0 if self.absolute else max(self.scale, certificate.scale))
+            room = self.target(max(self.scale, certificate.scale))
             short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > room
             floor = self.problem._objective(alpha) + certificate.natural_gap_floor - self.lower
             if short and floor <= room:
@@ -148,7 +160,7 @@ class Run:
         the run (the tolerance above the best lower bound so far)."""
         target = 0.0
         if self.absolute or self.scale > 0:
-            target = self.tol * self.denominator + max(self.lower - self.problem._objective(alpha), 0.0)
+            target = self.target() + max(self.lower - self.problem._objective(alpha), 0.0)
         return certify(self.problem, alpha, bound=bound, target=target)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
@@ -171,7 +183,7 @@ class Run:
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
             self.status, self.reason = "optimal", f"certified {kind} gap {self.gap_measure:.2e} <= tol={self.tol:g}"
-        elif self.allowance >= self.tol * self.denominator and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance:
+        elif self.allowance >= self.target() and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance:
             self.status, self.reason = "roundoff", (
                 f"the certified {kind} gap {self.gap_measure:.2e} cannot reach tol={self.tol:g} in floating point: "
                 f"the gap {self.upper - self.lower:.3g} is within {ROUNDOFF_MULTIPLE} times the floating-point allowance "
@@ -223,10 +235,11 @@ class Run:
         which takes a time limit of its own."""
         return None if self.time_limit is None else max(self.time_limit - self.seconds, 0.0)
 
-    @property
-    def denominator(self) -> float:
-        """1, or for a relative gap the scale ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best α (``Certificate.scale``)."""
-        return 1.0 if self.absolute else self.scale
+    def target(self, scale: float | None = None) -> float:
+        """The absolute gap the run is content with: ``tol``, or for a relative gap ``tol`` times
+        ``scale`` (default: the scale ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` of the best α,
+        ``Certificate.scale``). Every method's stopping test and inner tolerance derive from it."""
+        return self.tol if self.absolute else self.tol * (self.scale if scale is None else scale)
 
     @property
     def gap_measure(self) -> float:

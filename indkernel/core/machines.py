@@ -1,0 +1,262 @@
+"""The machines: what a loss brings to ``eq:kern_learn``.
+
+Every problem is ``max_{x ∈ A} ℓ(x) + φ(u(x))`` (:mod:`indkernel.core.problem`); a machine supplies
+the feasible set A, the linear part ℓ, the linear map u of the rank-one update (and its adjoint),
+and, for the certificate, its primal loss at the exactly optimal offset and libsvm's solution on a
+fixed PSD kernel (the independent cross-check). A new loss is one class here:
+
+- :class:`Hinge`: the binary SVM, ``ℓ = eᵀα``, ``u = Yα``, ``A = {yᵀα = 0, 0 <= α <= C}``;
+- :class:`EpsilonInsensitive`: the SVR (``eq:kern_learn_SVR``) on the split ``x = (α⁺, α⁻)``;
+- :class:`OneClass`: the one-class SVM (``eq:kern_learn_1class_SVM``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from sklearn.svm import SVC, SVR, OneClassSVM
+
+from .._validation import (
+    check_binary_labels,
+    check_nonnegative_scalar,
+    check_nu,
+    check_vector,
+    penalty_vector,
+    per_sample_penalty,
+)
+from .feasible_set import FeasibleSet
+from .intercept import active_terms, best_hinge_intercept, best_one_class_offset, best_svr_intercept
+
+
+class Machine(ABC):
+    """A loss of ``eq:kern_learn``'s family on n training points.
+
+    Attributes
+    ----------
+    n : int, the number of training points; dim : int, the number of variables x.
+    feasible : :class:`indkernel.core.feasible_set.FeasibleSet`, the set A.
+    offset_shift : float, what the certificate's intercept adds to the internal offset.
+    equation : str, the paper's label of the problem (for messages).
+    box_name : str, what bounds the box (for messages).
+    """
+
+    n: int
+    dim: int
+    feasible: FeasibleSet
+    offset_shift: float = 0.0
+    equation: str = "eq:kern_learn"
+    box_name: str = "C"
+
+    @abstractmethod
+    def u(self, x: np.ndarray) -> np.ndarray:
+        """The vector ``u(x)`` of the rank-one update (a linear map); also the machine's
+        decision coefficients β (``dual_coef``)."""
+
+    @abstractmethod
+    def u_adjoint(self, g: np.ndarray) -> np.ndarray:
+        """The adjoint of u: maps a gradient in u to a gradient in x."""
+
+    def u_extent(self) -> np.ndarray:
+        """The largest ``|u_i|`` over the box (for a diagonal map ``u = d∘x``: ``|d|`` times the box)."""
+        return np.abs(self.u(np.maximum(np.abs(self.feasible.lo), np.abs(self.feasible.hi))))
+
+    @abstractmethod
+    def linear(self, x: np.ndarray) -> float:
+        """The linear part ℓ(x) of the dual objective."""
+
+    @abstractmethod
+    def linear_gradient(self, x: np.ndarray) -> np.ndarray:
+        """∇ℓ(x)."""
+
+    @abstractmethod
+    def primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
+        """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
+
+    @abstractmethod
+    def loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
+        """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
+        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
+
+    @abstractmethod
+    def libsvm_beta(self, K: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
+        """``(β, capped)``: β of libsvm's machine on the PSD kernel K at its stopping tolerance
+        ``tol``, and whether it stopped at ``max_iter`` instead (-1: no cap)."""
+
+    def from_model(self, alpha: np.ndarray) -> np.ndarray:
+        """The variables x (before projection onto A) of a ``formulations`` model's ``alpha``."""
+        return alpha
+
+    def from_dual_coef(self, beta: np.ndarray) -> np.ndarray:
+        """The variables x (before projection onto A) whose coefficients u(x) are β."""
+        return self.from_model(beta)
+
+
+def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
+    """Fit a scikit-learn libsvm estimator (built with ``max_iter``); True if it stopped at that cap
+    (read from ``n_iter_``, not from the warning, which the caller hears from
+    :meth:`indkernel.core.problem.IndefiniteProblem.libsvm_dual_coef` instead)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator.fit(*args, **kwargs)
+    return max_iter > 0 and int(np.max(estimator.n_iter_)) >= max_iter
+
+
+def _dense_beta(n: int, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    beta = np.zeros(n)
+    beta[support] = coef
+    return beta
+
+
+class Hinge(Machine):
+    """The binary SVM: ``max eᵀα - ½(Yα)ᵀK(Yα)`` over ``A = {yᵀα = 0, 0 <= α <= C}``; its primal
+    ``½βᵀKβ + Σ C_i max(0, 1 - y_i((Kβ)_i + b))`` at ``β = Yα``.
+
+    Parameters
+    ----------
+    y : (n,) labels with exactly two distinct values; ``classes[1]`` maps to +1.
+    C : float or (n,) array, the misclassification penalty.
+    class_weight : None, "balanced" (the authors' rule) or dict, multiplies C per class.
+    n : int, the number of training points (K0's size).
+    """
+
+    box_name = "C (with class_weight)"
+
+    def __init__(self, y, C, class_weight, n: int):
+        self.n = self.dim = n
+        self.y, self.classes = check_binary_labels(y, n)
+        self.C = penalty_vector(C, self.y, self.classes, class_weight)
+        self.feasible = FeasibleSet(self.y, 0.0, np.zeros(n), self.C)
+
+    def to_labels(self, signs) -> np.ndarray:
+        """Map ±1 (or any signed scores) back to the original labels: ``> 0`` is ``classes[1]``."""
+        return self.classes[(np.asarray(signs) > 0).astype(int)]
+
+    def u(self, x):
+        return self.y * x
+
+    u_adjoint = u  # a diagonal map
+
+    def linear(self, x):
+        return float(np.sum(x))
+
+    def linear_gradient(self, x):
+        return np.ones_like(x)
+
+    def primal_loss(self, decision):
+        return best_hinge_intercept(decision, self.y, self.C)
+
+    def loss_magnitude(self, decision, offset):
+        margin = 1.0 - self.y * (decision + offset)
+        return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
+
+    def libsvm_beta(self, K, tol, max_iter):
+        svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(svc, max_iter, K, self.y, sample_weight=self.C)  # libsvm's C_i = C * weight_i
+        return _dense_beta(self.n, svc.support_, svc.dual_coef_[0]), capped  # y_i α_i, +1 for classes[1]
+
+    def from_dual_coef(self, beta):
+        return self.y * beta  # β = Yα
+
+
+class EpsilonInsensitive(Machine):
+    """The SVR (``eq:kern_learn_SVR``): ``max yᵀα - ε‖α‖₁ - ½αᵀKα`` over ``eᵀα = 0, -C <= α <= C``.
+
+    The ℓ1 term is made smooth as libsvm does: the variables are ``x = (α⁺, α⁻)`` in ``[0, C]^{2n}``
+    with ``eᵀα⁺ = eᵀα⁻`` and ``α = α⁺ - α⁻``, so ``-ε‖α‖₁`` becomes the linear ``-ε eᵀ(α⁺ + α⁻)``
+    (equal at the optimum, where ``α⁺_iα⁻_i = 0``); ``dim`` is 2n and ``u(x) = α``. The primal is
+    ``½βᵀKβ + Σ C_i max(0, |y_i - (Kβ)_i - b| - ε)`` at ``β = α``.
+
+    The targets are centered inside (``target = y - mean(y)``): on A, ``eᵀα = 0`` makes ``yᵀα``
+    blind to a shift, and the intercept absorbs the mean, so the problem is the same; but ``yᵀα``
+    with ``y + 1e6`` would multiply the round-off of ``eᵀα`` by 1e6 (the intercept is given for
+    the original y through ``offset_shift``).
+    """
+
+    equation = "eq:kern_learn_SVR"
+    box_name = "C"
+
+    def __init__(self, y, C, epsilon, n: int):
+        self.n, self.dim = n, 2 * n
+        self.y = check_vector(y, n, "y")
+        self.offset_shift = float(np.mean(self.y))
+        self.target = self.y - self.offset_shift
+        self.C = per_sample_penalty(C, n, "the SVR penalty on errors outside the tube")
+        self.epsilon = check_nonnegative_scalar(epsilon, "epsilon", "the half-width of the SVR's insensitive tube")
+        self.feasible = FeasibleSet(np.concatenate([np.ones(n), -np.ones(n)]), 0.0, np.zeros(2 * n),
+                                    np.concatenate([self.C, self.C]))
+
+    def u(self, x):
+        return x[: self.n] - x[self.n:]
+
+    def u_adjoint(self, g):
+        return np.concatenate([g, -g])
+
+    def u_extent(self):
+        """``|α_i| <= max(α⁺_i, α⁻_i) <= C_i`` (u of the box's corner would cancel to 0)."""
+        return self.C
+
+    def linear(self, x):
+        return float(self.target @ self.u(x) - self.epsilon * np.sum(x))
+
+    def linear_gradient(self, x):
+        return np.concatenate([self.target - self.epsilon, -self.target - self.epsilon])
+
+    def primal_loss(self, decision):
+        return best_svr_intercept(decision, self.target, self.C, self.epsilon)
+
+    def loss_magnitude(self, decision, offset):
+        magnitude = np.abs(self.target) + np.abs(decision) + abs(offset) + self.epsilon
+        margin = np.abs(self.target - decision - offset) - self.epsilon
+        return float(self.C @ active_terms(margin, magnitude)), self.C
+
+    def libsvm_beta(self, K, tol, max_iter):
+        svr = SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(svr, max_iter, K, self.target, sample_weight=self.C)
+        return _dense_beta(self.n, svr.support_, svr.dual_coef_[0]), capped
+
+    def from_model(self, alpha):
+        return np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)])
+
+
+class OneClass(Machine):
+    """The one-class SVM (``eq:kern_learn_1class_SVM``): ``max -½αᵀKα`` over
+    ``eᵀα = 1, 0 <= α <= 1/(νn)``; its primal (Schölkopf et al. 2001)
+    ``½βᵀKβ - r + Σ max(0, r - (Kβ)_i)/(νn)`` at ``β = α`` with the best threshold r (a point x is
+    an inlier when ``Σ_j α_j K(x, x_j) >= r``; the certificate's intercept is r)."""
+
+    equation = "eq:kern_learn_1class_SVM"
+    box_name = "1/(nu·n)"
+
+    def __init__(self, nu, n: int):
+        self.n = self.dim = n
+        self.nu = check_nu(nu)
+        self.bound = 1.0 / (self.nu * n)
+        self.feasible = FeasibleSet(np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound))
+
+    def u(self, x):
+        return x
+
+    u_adjoint = u
+
+    def linear(self, x):
+        return 0.0
+
+    def linear_gradient(self, x):
+        return np.zeros_like(x)
+
+    def primal_loss(self, decision):
+        return best_one_class_offset(decision, self.bound)
+
+    def loss_magnitude(self, decision, offset):
+        weights = np.full(self.n, self.bound)
+        return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
+
+    def libsvm_beta(self, K, tol, max_iter):
+        model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=tol, max_iter=max_iter)
+        capped = libsvm_fit(model, max_iter, K)
+        return _dense_beta(self.n, model.support_, model.dual_coef_[0] / (self.nu * self.n)), capped  # eᵀα = νn in libsvm

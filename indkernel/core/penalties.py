@@ -1,0 +1,114 @@
+"""The penalties on the learned kernel: what keeps K near the similarity K0.
+
+Each gives the inner minimization ``min_{K ⪰ 0} -½uᵀKu + penalty(K)`` its closed form through the
+proxy oracle (:mod:`indkernel.core.proxy`), on a kernel the penalty may rescale first:
+
+- :class:`Frobenius`: ``ρ‖K - K0‖²_F`` (``eq:kern_learn``), ``K* = (K0 + uuᵀ/(4ρ))_+``;
+  ``ρ = inf`` is the limit ``K* = (K0)_+`` (``ss:interpretation``);
+- :class:`Componentwise`: ``Σ_ij h_ih_j (K_ij - K0_ij)²`` (``eq:kern_learn_pen``, ``th:kstar_pen``),
+  the Frobenius oracle at ρ = 1 on ``K0/(√h√hᵀ)`` with ``u`` scaled by ``1/√h``;
+- :class:`Mercer`: ``ρ‖K - K0‖²_F`` for a PSD K0 (PerturbSVM, ``eq:learn-mercer``), where
+  ``K* = K0 + uuᵀ/(4ρ)`` needs no eigendecomposition per point.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from .._validation import check_rho, check_vector
+from .proxy import MercerProxy, make_oracle, psd_part
+
+
+class Penalty(ABC):
+    """A penalty on the learned kernel, and the oracle of its inner minimization.
+
+    Attributes
+    ----------
+    rho : float, the ρ the oracle is called with.
+    scale : None, or the vector s of a componentwise penalty (the oracle works on ``K0/(s sᵀ)``).
+    """
+
+    rho: float
+    scale: np.ndarray | None = None
+    #: the names :func:`indkernel._validation.check_scale` uses in its messages
+    name, kernel_name, box_note = "rho", "K0", ""
+
+    def kernel(self, K0: np.ndarray) -> np.ndarray:
+        """The K0 the problem keeps (the Mercer penalty clips round-off)."""
+        return K0
+
+    def oracle(self, K0: np.ndarray, oracle):
+        """The proxy oracle (by name, or a ready one) on the oracle's kernel ``K0/(s sᵀ)``."""
+        return make_oracle(oracle, K0)
+
+    @abstractmethod
+    def kernel_penalty(self, K: np.ndarray, K0: np.ndarray) -> float:
+        """The penalty of a kernel K (a cut's offset in the exchange master ``eq:SIQCLP_master``)."""
+
+
+class Frobenius(Penalty):
+    """``ρ‖K - K0‖²_F`` (``eq:kern_learn``); ρ > 0 or ``inf``."""
+
+    def __init__(self, rho):
+        self.rho = check_rho(rho, "the penalty on ||K - K0||_F^2 (eq:kern_learn)")
+
+    def kernel_penalty(self, K, K0):
+        """``ρ‖K - K0‖²_F``."""
+        if self.rho == np.inf:
+            raise ValueError("rho=inf fixes the kernel at (K0)_+: a kernel's penalty is infinite unless it is that one")
+        return float(self.rho * np.sum((K - K0) ** 2))
+
+
+class Componentwise(Penalty):
+    """``Σ_ij h_ih_j (K_ij - K0_ij)²`` (``eq:kern_learn_pen`` with ``H = hhᵀ``); ``h = √ρ·e``
+    recovers ``eq:kern_learn``. The oracle is the Frobenius one at ρ = 1 on ``K0/(s sᵀ)`` with
+    ``s = 1/√h`` and ``u`` scaled by s (``th:kstar_pen``).
+
+    Parameters
+    ----------
+    h : (n,) array_like of positive numbers, the penalty weight of each training point.
+    n : int, the number of training points.
+    """
+
+    name, kernel_name, box_note = "h", "K0/(√h√hᵀ)", " and h"
+
+    def __init__(self, h, n: int):
+        if h is None:
+            raise TypeError("h is required: one positive penalty weight per training point (H = hh^T)")
+        self.h = check_vector(h, n, "h")
+        if np.any(self.h <= 0):
+            raise ValueError(f"h must be positive; h[{int(np.argmin(self.h))}] = {self.h.min():.3g}")
+        self.rho, self.scale = 1.0, 1.0 / np.sqrt(self.h)
+
+    def kernel_penalty(self, K, K0):
+        """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""
+        return float(np.sum(np.outer(self.h, self.h) * (K - K0) ** 2))
+
+
+class Mercer(Frobenius):
+    """``ρ‖K - K0‖²_F`` on a Mercer (PSD) K0: PerturbSVM (``eq:learn-mercer``), with the oracle
+    :class:`indkernel.core.proxy.MercerProxy`. K0 is checked once (its eigenvalues): negative
+    eigenvalues above ``-PSD_TOL·‖K0‖₂`` are round-off and are clipped, so K0 becomes ``(K0)_+``.
+
+    Parameters
+    ----------
+    rho : float > 0.
+    oracle : None, or the MercerProxy of another problem on the same K0 (the one-vs-rest problems
+        of a multiclass fit share its check).
+    """
+
+    def __init__(self, rho, oracle: MercerProxy | None = None):
+        super().__init__(rho)
+        self._shared = oracle
+
+    def kernel(self, K0):
+        if self._shared is None:
+            self._shared = MercerProxy(*psd_part(K0))
+        elif not (isinstance(self._shared, MercerProxy) and self._shared.K0.shape == K0.shape):
+            raise TypeError(f"oracle must be None or the MercerProxy of this K0 (shape {K0.shape}); got {self._shared!r}")
+        return self._shared.K0
+
+    def oracle(self, K0, oracle):
+        return self._shared
