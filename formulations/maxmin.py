@@ -35,7 +35,7 @@ def maxmin_sdp(K0, y, C, rho) -> Formulation:
     """Binary SVM, ``eq:kern_learn`` in eigenvalue form (``eq:kern_learn_eig``) as an SDP.
 
     Its optimum is the paper's ``p*``; ``P`` at the optimum is the proxy kernel ``K*`` (``eq:kstar``).
-    Measured (DESIGN.md): accurate with Clarabel (0.1 s at n = 20, 1.7 s at 40, 107 s at 100) and
+    Measured: accurate with Clarabel (0.1 s at n = 20, 1.7 s at 40, 107 s at 100) and
     with SCS (2 s at n = 100, agreeing to 1e-12).
 
     Parameters

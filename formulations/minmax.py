@@ -45,7 +45,7 @@ def minmax_primal(K0, y, C, rho) -> Formulation:
     """Binary SVM: ``min_{K ⪰ 0} max_{α ∈ A} eᵀα - ½(Yα)ᵀK(Yα) + ρ‖K - K0‖²_F`` (``eq:kern_learn_hard``).
 
     The optimal ``K`` is the proxy kernel ``K*`` (``eq:kstar``); the optimum equals that of
-    :func:`maxmin_sdp` (strong duality). Measured (DESIGN.md): Clarabel ends
+    :func:`maxmin_sdp` (strong duality). Measured: Clarabel ends
     "optimal_inaccurate", agreeing to about 1e-7; SCS is unreliable on this form (up to 12 % off
     at n = 40). Variables ``K``, ``nu``, ``m_hi`` (multipliers of α <= C), ``m_lo`` (of α >= 0);
     parameters ``C``, ``rho``. For a PSD ``K0`` this is also PerturbSVM's primal.

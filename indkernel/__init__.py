@@ -12,7 +12,6 @@ Four parts:
 :mod:`indkernel.kernels` and :mod:`indkernel.datasets` hold the similarities and the data.
 """
 
-from . import _moved
 from .core import (
     Certificate,
     ComponentwiseSVMProblem,
@@ -29,9 +28,3 @@ __all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneCl
            "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "OneClassProblem", "PerturbSVC", "PerturbSVMProblem",
            "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"
-
-_moved.install(__name__)
-
-
-def __getattr__(name: str):
-    return _moved.moved(__name__, name)

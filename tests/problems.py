@@ -1,4 +1,4 @@
-"""Reference problems for the tests (STYLE.md item 2): each factory returns plain arrays, and
+"""Reference problems for the tests: each factory returns plain arrays, and
 ``reference_optimum`` solves any of them independently, through the max-min SDP."""
 
 from __future__ import annotations

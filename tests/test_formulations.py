@@ -14,7 +14,7 @@ from indkernel.core.machines import libsvm_fit  # libsvm cycles on singular kern
 
 #: Relative tolerances per solver, from measurements with formulations.ACCURATE settings:
 #: "value" for optimal values, "minmax" for the matrix_frac form of the min-max primal (SCS ends
-#: "optimal" up to 3.4e-3 off on these cases; DESIGN.md saw 12 % at n = 40), "kernel" for the
+#: "optimal" up to 3.4e-3 off on these cases; 12 % was seen at n = 40), "kernel" for the
 #: optimal K entrywise relative to max|K| (Clarabel's matrix_frac K is off by up to 2.6e-5), "gap" for indkernel's free certificate at the solver's
 #: α, "center" for analytic centers (exponential cones; Clarabel is off by up to 3e-6).
 TOL = {

@@ -67,3 +67,20 @@ def test_noisy_images_stay_in_the_unit_interval():
 def test_unknown_data_set():
     with pytest.raises(ValueError, match="unknown data set 'mnist-sig'"):
         experiments.load("mnist-sig")
+
+
+def test_the_time_of_an_earlier_run_is_read_from_its_runs_csv(tmp_path):
+    """The line a tables run prints first quotes the last whole run of the same mode in --out
+    (the package holds no machine's minutes); nothing where there is none or the file is damaged."""
+    from indkernel.reproduction.experiments import previous_run
+
+    assert previous_run(tmp_path, "full") == ""
+    (tmp_path / "runs.csv").write_text(
+        "command,mode,digits,splits,minutes,n_jobs,cores,datasets,methods\n"
+        "indkernel tables --splits 10,full,False,10,98.6,2,2,all,all\n"
+        "indkernel tables --splits 10 --datasets a1a-sig,full,False,10,12.0,2,2,a1a-sig,all\n")
+    assert previous_run(tmp_path, "full") == (" (a whole run, `indkernel tables --splits 10`, took 99 minutes on 2 cores "
+                                              "with n_jobs=2)")
+    assert previous_run(tmp_path, "quick") == ""
+    (tmp_path / "runs.csv").write_bytes(b"\x00\x01garbage")
+    assert previous_run(tmp_path, "full") == ""

@@ -1,4 +1,4 @@
-"""The tight certificate (DESIGN.md, the natural bound): at any feasible α its gap is within 1.5x
+"""The tight certificate (the natural bound): at any feasible α its gap is within 1.5x
 the exact natural gap ``U*(α) - f(α)``, where U*(α) is the machine on the fixed kernel K*(α) solved
 independently (K* from a dense ``eigh`` oracle, the QP by cvxpy and Clarabel); the paper's projected
 gradient with it stops where the authors' code does; the result and the estimators carry it."""

@@ -1,4 +1,4 @@
-"""The certificate (DESIGN.md, the free gap): the bracket ``lower <= p* <= upper`` that
+"""The certificate (the docs' mathematics page, "the certified duality gap"): the bracket ``lower <= p* <= upper`` that
 ``problem.certify(alpha)`` returns, and the algorithm that computes it for any problem type from
 the oracle's point: the lower bound ``f(α)``, the weak-duality upper bound of the machine on
 ``K*(α)`` at a primal point, the better point found by solving the machine on the fixed ``K*(α)``

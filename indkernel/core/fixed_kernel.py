@@ -1,4 +1,4 @@
-"""The natural upper bound at any α (DESIGN.md, "the natural bound"; the paper's stopping
+"""The natural upper bound at any α (the docs' mathematics page, "the certified duality gap"; the paper's stopping
 criterion): the machine's dual on the *fixed* PSD kernel ``K = K*(α)``,
 
     U*(α) = max_{x ∈ A} q(x) + ρ‖K - K0‖²_F,   q(x) = ℓ(x) - ½u(x)ᵀK u(x),

@@ -1,6 +1,6 @@
 """Exactly optimal offsets: the intercept (or threshold) that minimizes a machine's primal loss.
 
-The certificate of DESIGN.md bounds each machine's primal at ``β`` with the *best* offset; every
+The certificate (:mod:`indkernel.core.certificate`) bounds each machine's primal at ``β`` with the *best* offset; every
 loss here is a convex piecewise-linear function of that offset, so its minimum sits at a
 breakpoint found by sorting (:func:`minimize_piecewise_linear`).
 """

@@ -199,7 +199,7 @@ class IndefiniteProblem:
         form : str
             ``"negative-part"`` (default): ``ℓ(α) - ½uᵀK0u - ‖u‖⁴/(16ρ) + ρ‖A_-‖²_F`` with
             ``A = K0 + uuᵀ/(4ρ)``, through the oracle; it involves only the negative eigenvalues
-            of A and never subtracts the large ``ρ‖K0‖²_F`` from anything (DESIGN.md).
+            of A and never subtracts the large ``ρ‖K0‖²_F`` from anything (the docs' mathematics page).
             ``"eigenvalue"``: the paper's ``eq:kern_learn_eig`` term by term, from a full
             eigendecomposition of A. ``"proxy"``: ``ℓ(α) - ½uᵀK*u + ρ‖K* - K0‖²_F``
             (``eq:kern_learn2``). All three are equal; the last two are for checking.
@@ -265,7 +265,7 @@ class IndefiniteProblem:
         return ROUNDOFF_FACTOR * np.sqrt(self.dim) * UNIT_ROUNDOFF * magnitude
 
     def gradient(self, alpha) -> np.ndarray:
-        """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, DESIGN.md)."""
+        """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, the docs' mathematics page)."""
         return self._gradient(check_vector(alpha, self.dim, "alpha"))
 
     def hessian(self, alpha) -> scipy.sparse.linalg.LinearOperator:
@@ -343,7 +343,7 @@ class IndefiniteProblem:
 
     # ----- the certificate --------------------------------------------------------------
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
-        """Certified bounds ``lower <= p* <= upper`` at a feasible α (DESIGN.md, free gap), valid in
+        """Certified bounds ``lower <= p* <= upper`` at a feasible α (the docs' mathematics page), valid in
         floating point.
 
         With ``K = K*(α)``, weak duality of the machine with kernel K gives, for any β,

@@ -2,7 +2,7 @@
 
 For ``u = Yα`` (or ``u = α`` for SVR and one-class) and ``A = K0 + σuuᵀ`` with ``σ = 1/(4ρ)``,
 Theorem ``th:kstar`` gives the minimizer ``K* = A_+`` (``eq:kstar``) and, expanding the minimum
-(DESIGN.md), its value::
+(the docs' mathematics page), its value::
 
     φ(u) = min_{K ⪰ 0} -½uᵀKu + ρ‖K - K0‖²_F = -½uᵀK0u - ‖u‖⁴/(16ρ) + ρ‖A_-‖²_F,
 

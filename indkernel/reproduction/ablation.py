@@ -44,6 +44,7 @@ from .experiments import (
     over_splits,
     paired,
 )
+from .measure import cores
 from .protocol import performance, select_and_test
 
 SIMPSON_SETS = ["USPS-3-5-SS", "USPS-4-6-SS"]
@@ -53,10 +54,6 @@ WIDE_RHO_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 QUICK_WIDE_RHO_GRID = [0.01, 1.0, 100.0]
 #: Binarization thresholds of the Simpson score tried besides the tables' 0.5.
 THRESHOLDS = (0.3, 0.7)
-#: Minutes one split took on this project's 2-core machine, two at a time, for the estimate printed
-#: first (full: both USPS Simpson sets, ``indkernel tables --ablation``: 18.8 min for 10 splits;
-#: quick: both digits sets on subsets).
-MINUTES_PER_SPLIT = {"full": 3.8, "quick": 0.1}
 COMPARED = ("Denoise", "Indefinite SVM")
 
 
@@ -175,7 +172,7 @@ def write_ablation(out, *, quick: bool = False, digits: bool = False, n_jobs: in
     names = (DIGITS_SIMPSON_SETS if digits else SIMPSON_SETS) if names is None else list(names)
     started = time.perf_counter()
     parts = over_splits(partial(one_split, names=names, quick=quick, data_dir=data_dir), splits, n_jobs=n_jobs,
-                        quiet=quiet, what="Simpson ablation", minutes_per_split=MINUTES_PER_SPLIT[mode],
+                        quiet=quiet, what="Simpson ablation",
                         steps=len(names) * len(VARIANTS))
     rows = pd.concat(parts, ignore_index=True).sort_values("split", kind="stable")
     table = summary(rows)
@@ -185,7 +182,7 @@ def write_ablation(out, *, quick: bool = False, digits: bool = False, n_jobs: in
     table.to_csv(out / "ablation_summary.csv", index=False)
     command = ("indkernel tables --ablation" + (" --quick" if quick else "") + (" --digits" if digits else "")
                + f" --splits {splits}")
-    markdown = (f"Made by `{command}` in {minutes:.1f} minutes on 2 cores (n_jobs={n_jobs}): (accuracy + recall)/2, "
+    markdown = (f"Made by `{command}` in {minutes:.1f} minutes on {cores()} cores (n_jobs={n_jobs}): (accuracy + recall)/2, "
                 f"mean ± sd over {splits} random split(s) of the tables' protocol with one choice changed per "
                 "variant; the difference is Indefinite SVM minus denoise per split, in bold where the two-sided "
                 f"paired t-test gives p < {SIGNIFICANCE:g}.\n\n" + summary_markdown(table))

@@ -29,6 +29,7 @@ from .. import datasets, kernels
 from ..estimators.baselines import ModSVC, SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
 from ..solvers.tracking import _positive_int
+from .measure import cores
 from .protocol import Split, performance, random_split, select_and_test
 
 #: table:data_stats of the paper: (# train, # test, λ_min, λ_max).
@@ -82,17 +83,6 @@ QUICK_SIZE = 120
 FIT_TOL = 1e-4
 #: Random splits of the whole protocol by default: ``indkernel tables`` (full) and ``--quick``.
 SPLITS = {"full": 10, "quick": 2}
-#: Minutes one split of the whole protocol took on this project's 2-core machine, per mode, for
-#: the estimate printed before a run (full: ``indkernel tables --splits 10``, 98.6 minutes with
-#: two splits at a time, so 19.7 per split; quick: ``python figures/tables.py --quick --splits 1``).
-MINUTES_PER_SPLIT = {"full": 19.7, "quick": 0.1}
-#: Minutes each data set took of such a split (its ``seconds`` column in that run, the
-#: perturbation sets sharing the rest), for the estimate of a rerun of some of them.
-SET_MINUTES = {"USPS-3-5-SS": 1.2, "USPS-3-5-TD1": 3.1, "USPS-4-6-SS": 1.5, "USPS-4-6-TD1": 3.9, "diabetes-sig": 1.2,
-               "german-sig": 2.0, "a1a-sig": 6.0, **dict.fromkeys(PERTURB_SETS, 0.1)}
-#: CPU minutes each method of ``table:gen_performance`` took over the ten splits (the ``seconds``
-#: column of the committed tables), for the estimate of a rerun of some methods (``--methods``).
-METHOD_MINUTES = {"Denoise": 6.5, "Flip": 6.3, "Shift": 4.9, "Mod SVM": 151.7, "SVM": 0.7, "Indefinite SVM": 18.9}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
 SIGNIFICANCE = 0.05
 
@@ -365,16 +355,27 @@ def one_split(seed: int, *, performance_sets, perturb_sets, quick: bool, data_di
     return performance.assign(split=seed), stats.assign(split=seed), perturb.assign(split=seed)
 
 
-def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, minutes_per_split: float,
-                steps: int) -> list:
-    """``[one(seed, n_jobs=..., progress=...) for seed in range(splits)]``, after printing an estimate of
-    the run time. With one split its fits run in parallel (``n_jobs``) under a progress bar of
-    ``steps`` steps; with several, the splits do (joblib, each split's fits on one process)."""
+def previous_run(out: Path, mode: str) -> str:
+    """What the last whole run of this mode in ``out`` took (from its ``runs.csv``), for the line a
+    run prints first; "" where there is none."""
+    try:
+        runs = pd.read_csv(Path(out) / "runs.csv")
+        whole = runs[(runs["mode"] == mode) & (runs["datasets"] == "all") & (runs.get("methods", "all") == "all")]
+        run = whole.iloc[-1]
+    except (OSError, ValueError, KeyError, IndexError, pd.errors.ParserError):
+        return ""
+    return (f" (a whole run, `{run['command']}`, took {float(run['minutes']):.0f} minutes on "
+            f"{run.get('cores', '?')} cores with n_jobs={run['n_jobs']})")
+
+
+def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, steps: int, before: str = "") -> list:
+    """``[one(seed, n_jobs=..., progress=...) for seed in range(splits)]``, after a line saying what
+    runs (and ``before``: what an earlier run took). With one split its fits run in parallel
+    (``n_jobs``) under a progress bar of ``steps`` steps; with several, the splits do (joblib, each
+    split's fits on one process), under a bar of splits."""
     parallel = 1 if splits == 1 else min(splits, joblib.effective_n_jobs(n_jobs))
     if not quiet:
-        estimate = minutes_per_split * splits / parallel
-        print(f"{what}: {splits} split(s), {parallel} at a time: about {estimate:.0f} minutes "
-              f"(one split took {minutes_per_split:.1f} min on a 2-core machine)", flush=True)
+        print(f"{what}: {splits} split(s), {parallel} at a time{before}", flush=True)
     if splits == 1:
         bar = tqdm(total=steps, disable=quiet, desc=what)
 
@@ -431,14 +432,10 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     chosen = METHODS if methods is None else methods
     if datasets is not None or methods is not None:
         earlier = _earlier_tables(out, mode, digits, splits)
-    share = sum(SET_MINUTES.get(name, 1.0) for name in [*performance_sets, *perturb_sets]) / \
-        sum(SET_MINUTES.get(name, 1.0) for name in every)
-    share *= sum(METHOD_MINUTES[name] for name in chosen) / sum(METHOD_MINUTES.values())
     started = time.perf_counter()
     parts = over_splits(partial(one_split, performance_sets=performance_sets, perturb_sets=perturb_sets, quick=quick,
                                 data_dir=data_dir, methods=chosen),
-                        splits, n_jobs=n_jobs, quiet=quiet, what="tables",
-                        minutes_per_split=MINUTES_PER_SPLIT[mode] * share,
+                        splits, n_jobs=n_jobs, quiet=quiet, what="tables", before=previous_run(out, mode),
                         steps=len(chosen) * len(performance_sets) + 2 * len(perturb_sets))
     tables = [pd.concat(frames, ignore_index=True) for frames in zip(*parts, strict=True)]
     minutes = (time.perf_counter() - started) / 60
@@ -446,11 +443,12 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
                + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(datasets))
                + ("" if methods is None else " --methods " + " ".join(shlex.quote(name) for name in methods)))
     runs = pd.DataFrame([dict(command=command, mode=mode, digits=digits, splits=splits, minutes=round(minutes, 1),
-                              n_jobs=n_jobs, datasets="all" if datasets is None else " ".join(datasets),
+                              n_jobs=n_jobs, cores=cores(), datasets="all" if datasets is None else " ".join(datasets),
                               methods="all" if methods is None else ", ".join(methods))])
     if earlier is not None:
         tables = _merged(earlier[:3], tables, performance_sets, perturb_sets, chosen)
-        runs = pd.concat([earlier[3].assign(methods=earlier[3].get("methods", "all")), runs], ignore_index=True)
+        runs = pd.concat([earlier[3].assign(methods=earlier[3].get("methods", "all"), cores=earlier[3].get("cores", "?")),
+                          runs], ignore_index=True)
     rank = {name: k for k, name in enumerate([*every, *METHODS])}
     performance, stats, perturb = (table.sort_values(columns, key=lambda c: c if c.name == "split" else c.map(rank),
                                                      kind="stable")
@@ -527,10 +525,10 @@ def _earlier_tables(out: Path, mode: str, digits: bool, splits: int) -> tuple[pd
 def _provenance(runs: pd.DataFrame) -> str:
     """'Made by `command` in m minutes ...', then the data sets each later command reran."""
     first, *later = runs.itertuples()
-    text = f"Made by `{first.command}` in {first.minutes:.1f} minutes on 2 cores (n_jobs={first.n_jobs})"
+    text = f"Made by `{first.command}` in {first.minutes:.1f} minutes on {first.cores} cores (n_jobs={first.n_jobs})"
     for run in later:
         sets = "every data set" if run.datasets == "all" else run.datasets.replace(" ", ", ")
         part = f"the rows of {sets}" if run.methods == "all" else f"the {run.methods} cells of {sets}"
-        text += f"; {part} rerun by `{run.command}` in {run.minutes:.1f} minutes (n_jobs={run.n_jobs})"
+        text += f"; {part} rerun by `{run.command}` in {run.minutes:.1f} minutes on {run.cores} cores (n_jobs={run.n_jobs})"
     return text
 

@@ -15,6 +15,12 @@ _STATM = Path("/proc/self/statm")
 INTERVAL = 0.005
 
 
+def cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS tells it), for provenance."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 def resident_bytes() -> int | None:
     """This process's resident memory now (Linux's ``/proc/self/statm``; None elsewhere)."""
     try:

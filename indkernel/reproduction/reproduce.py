@@ -2,7 +2,7 @@
 
 Each figure first computes a long table, one row per certificate of every run (method, run,
 iteration, time, lower, upper, gap, plus the run's setting), saves it as CSV, then draws a PNG
-from the CSV alone (STYLE.md item 12). ``dataset="digits"`` uses the embedded digits 3 vs 5
+from the CSV alone. ``dataset="digits"`` uses the embedded digits 3 vs 5
 (365 images), ``"usps"`` USPS 3 vs 5 (1540 images, from the data directory); the similarity is
 the Simpson score. Gaps are absolute, certified, and the best so far in each run.
 """
