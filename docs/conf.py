@@ -53,6 +53,11 @@ numpydoc_validation_exclude = {
     r"\.from_model$",  # overrides: the base class's docstring is shown
     r"^indkernel\.core\.proxy\.Oracle$",  # a type alias cannot carry a docstring; its #: comment is shown
     r"^indkernel\.reproduction\.protocol\.StratifiedKFold$",  # scikit-learn's class, imported (autosummary scans it)
+    r"\.(ABC|abstractmethod)$",  # imported from abc by the machines and penalties
+    # the machines' and penalties' implementations of their base class's methods (its docstring is shown)
+    r"^indkernel\.core\.machines\.(Hinge|EpsilonInsensitive|OneClass)\.(u|u_adjoint|u_extent|linear|linear_gradient|"
+    r"primal_loss|loss_magnitude|libsvm_beta|from_dual_coef)$",
+    r"^indkernel\.core\.penalties\.(Frobenius|Componentwise|Mercer)\.(kernel|oracle)$",
 }
 
 sphinx_gallery_conf = {

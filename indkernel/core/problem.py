@@ -193,6 +193,9 @@ class IndefiniteProblem:
     def objective(self, alpha, form: str = "negative-part") -> float:
         """The concave objective ``f(α)`` of ``eq:kern_learn2`` / ``eq:kern_learn_eig``.
 
+        At ``rho=np.inf`` (``K* = (K0)_+``) f drops the infinite constant ``ρ‖(K0)_-‖²_F``:
+        ``ℓ(α) - ½uᵀ(K0)_+u``, and the two checking forms compute it from a fresh ``eigh`` of K0.
+
         Parameters
         ----------
         alpha : (n,) array
@@ -203,9 +206,6 @@ class IndefiniteProblem:
             ``"eigenvalue"``: the paper's ``eq:kern_learn_eig`` term by term, from a full
             eigendecomposition of A. ``"proxy"``: ``ℓ(α) - ½uᵀK*u + ρ‖K* - K0‖²_F``
             (``eq:kern_learn2``). All three are equal; the last two are for checking.
-
-        At ``rho=np.inf`` (``K* = (K0)_+``) f drops the infinite constant ``ρ‖(K0)_-‖²_F``:
-        ``ℓ(α) - ½uᵀ(K0)_+u``, and the two checking forms compute it from a fresh ``eigh`` of K0.
         """
         alpha = check_vector(alpha, self.dim, "alpha")
         if form == "negative-part":
