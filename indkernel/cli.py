@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .solvers.registry import COMPARED, METHODS
+
 SIMILARITIES = ("simpson", "tangent", "sigmoid", "linear", "gaussian")
 EPILOG = """examples:
   indkernel figures --quick                  the paper's two figures on the embedded digits (< 3 min)
@@ -333,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Solve eq:kern_learn and print lower bound, certified upper bound "
                                             "and gap. Exit code 0 when the gap met --tol, 1 otherwise.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    solve.add_argument("--method", choices=("newton", "pg", "apg", "accpm", "exchange", "sdp"), default="newton")
+    solve.add_argument("--method", choices=list(METHODS), default="newton")
     solve.add_argument("--alpha-out", help="write the solution alpha here (.npy)")
     solve.add_argument("--history-out", help="write the history (iteration, time, lower, upper, gap, scale) here (.csv)")
     solve.set_defaults(run=_solve)
@@ -341,8 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", parents=[problem], help="run several methods on one problem",
                                   description="Run several methods on the same problem; print a table and "
                                               "optionally plot the certified gaps.")
-    compare.add_argument("--methods", nargs="+", default=["pg", "apg", "newton", "accpm"],
-                         choices=("newton", "pg", "apg", "accpm", "exchange", "sdp"))
+    compare.add_argument("--methods", nargs="+", default=list(COMPARED), choices=list(METHODS))
     compare.add_argument("--plot", help="write the gap-versus-iteration/time plot here (.png)")
     compare.set_defaults(run=_compare)
 

@@ -238,3 +238,28 @@ def test_available_solvers_probe_once():
     usable = F.available_solvers()
     assert {"CLARABEL", "SCS"} <= set(usable)  # both ship with cvxpy
     assert F.available_solvers() is usable  # cached
+
+
+def _atoms(expression):
+    yield expression
+    for arg in getattr(expression, "args", []):
+        yield from _atoms(arg)
+
+
+@pytest.mark.parametrize("factory", [
+    lambda K0, y: F.maxmin_sdp(K0, y, 1.0, 1.0),
+    lambda K0, y: F.svr_maxmin_sdp(K0, y, 1.0, 1.0, 0.1),
+    lambda K0, y: F.one_class_maxmin_sdp(K0, 0.5, 1.0),
+    lambda K0, y: F.penalized_maxmin_sdp(K0, y, 1.0, np.ones(len(y))),
+], ids=["svm", "svr", "one-class", "componentwise"])
+def test_no_sum_of_squares_of_a_symmetric_variable(factory):
+    """``cp.sum_squares`` (``quad_over_lin``) of a ``symmetric=True`` variable gives wrong optima in
+    cvxpy 1.4.0 to 1.9.2, inside the range pyproject.toml admits (maxmin_sdp at -11.9 for a p* of
+    22.8 on a 10-point problem, measured with 1.4.0); the models square a norm instead."""
+    import cvxpy as cp
+
+    K0, y = random_indefinite(8, 0)
+    model = factory(K0, y)
+    for atom in _atoms(model.problem.objective.expr):
+        if isinstance(atom, cp.atoms.quad_over_lin):
+            assert not any(v.attributes["symmetric"] for v in atom.variables()), atom

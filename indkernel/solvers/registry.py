@@ -164,7 +164,11 @@ def method_options(method: str) -> set[str]:
 COMPARE_TIME_LIMIT = 15.0
 
 
-def compare(problem: IndefiniteProblem, methods=("pg", "apg", "newton", "accpm"), *,
+#: The methods :func:`compare` runs by default (and ``indkernel compare``).
+COMPARED = ("pg", "apg", "newton", "accpm")
+
+
+def compare(problem: IndefiniteProblem, methods=COMPARED, *,
             time_limit: float | None = COMPARE_TIME_LIMIT, **kwargs) -> pd.DataFrame:
     """Run several methods on the same problem (keywords as for :func:`solve`), each for at most
     ``time_limit`` seconds (default ``COMPARE_TIME_LIMIT``; None: no limit).
