@@ -442,3 +442,24 @@ def test_a_rescaled_start_is_the_scaled_point_where_that_is_feasible(digits):
     upper = np.where(y == y[0], 0.1, 0.05)  # another class weighting: scaled by 1000 and 2000
     start = large.rescaled(np.full(len(y), 0.02), upper)
     assert large.feasibility_violation(start) < 1e-12
+
+
+@pytest.mark.parametrize("kernel", ["precomputed", "callable"])
+def test_a_fitted_model_owns_its_training_data(kernel):
+    """Overwriting the caller's training buffer after fit changes neither the transductive
+    predictions nor the learned kernel: the model keeps a read-only copy."""
+    full, labels = random_indefinite(20, 5)
+    y = labels[:16]
+    X = np.random.default_rng(5).standard_normal((16, 3))
+    if kernel == "precomputed":
+        train, test = full[:16, :16].copy(), full[16:]  # test rows of the train + test matrix
+        model = IndefiniteSVC(C=1.0, rho=1.0, test_kernel="transductive").fit(train, y)
+    else:
+        train, test = X, X[:4] * 0.5
+        model = IndefiniteSVC(C=1.0, rho=1.0, kernel=lambda A, B: np.tanh(A @ B.T - 0.5),
+                              test_kernel="transductive").fit(train, y)
+    before, kernel_before = model.decision_function(test), model.proxy_kernel_.copy()
+    train[:] = 0.0  # the caller reuses its buffer
+    np.testing.assert_array_equal(model.decision_function(test), before)
+    model._proxy_kernels = None  # formed again from what the model kept
+    np.testing.assert_array_equal(model.proxy_kernel_, kernel_before)

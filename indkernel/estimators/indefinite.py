@@ -136,10 +136,10 @@ class _IndefiniteKernelMachine(BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
                                  f"got shape {X.shape}")
-            self._K0 = X
-            return X, y, weights
-        self.X_fit_ = X
-        return self._similarity(X, X, "kernel(X_train, X_train)"), y, weights
+            self._K0 = _owned(X)
+            return self._K0, y, weights
+        self.X_fit_ = _owned(X)
+        return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)"), y, weights
 
     def _similarity(self, X, Y, what: str) -> np.ndarray:
         K = check_array(self.kernel(X, Y), dtype=np.float64, ensure_all_finite=True, input_name=what)
@@ -315,6 +315,14 @@ class _IndefiniteKernelMachine(BaseEstimator):
 
     def _single_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]
+
+
+def _owned(array: np.ndarray) -> np.ndarray:
+    """A read-only copy the fitted model owns: overwriting the caller's buffer after ``fit`` must
+    not change the model's predictions."""
+    array = np.array(array, dtype=np.float64, copy=True)
+    array.setflags(write=False)
+    return array
 
 
 def _rows_of(K0: np.ndarray, rows: np.ndarray) -> np.ndarray:
