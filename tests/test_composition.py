@@ -120,3 +120,25 @@ def test_bad_parts_are_named():
         IndefiniteProblem(K0, Hinge(y, 1.0, None, 6), 1.0)
     with pytest.raises(ValueError, match="machine has 5 training points"):
         IndefiniteProblem(K0, Hinge(y[:5], 1.0, None, 5), Frobenius(1.0))
+
+
+@pytest.mark.parametrize("machine", ["svm", "svr", "one-class"])
+def test_the_libsvm_cross_check_leaves_numpys_global_stream_alone(machine):
+    """scikit-learn's libsvm estimators draw their seed from numpy's global stream unless given
+    one; the certificate's libsvm solves (an unconverged run's tight bound) must not move it."""
+    n = 12
+    K0, y = random_kernel(n, seed=9), labels(n, seed=9)
+    problem = {"svm": lambda: SVMProblem(K0, y, C=1.0),
+               "svr": lambda: SVRProblem(K0, np.linspace(-1, 1, n), C=1.0),
+               "one-class": lambda: OneClassProblem(K0, nu=0.5)}[machine]()
+    alpha = problem.initial_point()
+    state = np.random.get_state()
+    try:
+        np.random.seed(123)
+        expected = np.random.random()
+        np.random.seed(123)
+        problem.libsvm_dual_coef(alpha)
+        problem.certify(alpha, bound="tight")
+        assert np.random.random() == expected
+    finally:
+        np.random.set_state(state)

@@ -100,6 +100,9 @@ def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
 
     from sklearn.exceptions import ConvergenceWarning
 
+    # with random_state None, fit draws libsvm's seed from numpy's global stream (the seed only
+    # shuffles for probability estimates): a fixed one leaves the caller's stream as it was
+    estimator.random_state = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(*args, **kwargs)
