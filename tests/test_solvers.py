@@ -346,6 +346,42 @@ def test_threads_caps_numba_and_blas_for_the_solve_and_restores_them():
     assert (numba.get_num_threads(), blas_thread_count()) == before
 
 
+def test_blas_limits_from_several_threads_restore_the_callers_setting():
+    """BLAS's thread count is one setting of the process: a block that starts in one Python thread
+    and one that starts in another, ending in the order that saved the other's limit, left BLAS
+    on one thread for good. The blocks share it; the last one out restores it."""
+    import threading
+
+    from indkernel.core.threads import blas_thread_count, blas_threads
+
+    before = blas_thread_count()
+    if before < 2:
+        pytest.skip("one BLAS thread: nothing to restore")
+    inside, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def first():
+        with blas_threads(1):
+            inside.set()
+            second_in.wait(10)
+            seen.append(blas_thread_count())
+        first_out.set()
+
+    def second():
+        inside.wait(10)
+        with blas_threads(1):
+            second_in.set()
+            first_out.wait(10)
+            seen.append(blas_thread_count())  # the first block has ended, this one not yet
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert len(seen) == 2 and blas_thread_count() == before
+
+
 def test_limited_threads_restores_the_setting():
     import numba
 

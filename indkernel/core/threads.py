@@ -6,6 +6,7 @@ changes a setting for longer than its block.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from functools import cache
@@ -46,9 +47,37 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def blas_threads(limit: int | None):
-    """Context manager: BLAS limited to ``limit`` threads inside the block (None: unchanged)."""
-    return _blas().limit(limits=limit, user_api="blas")
+#: The BLAS limits of the blocks inside :func:`blas_threads` now, from every Python thread, and the
+#: limiter of the first (it holds the caller's settings): BLAS's thread count is one setting of
+#: the process, so blocks in several threads share it and the last one out restores it.
+_BLAS_LOCK = threading.Lock()
+_blas_limits: list[int] = []
+_blas_original: list = []
+
+
+@contextmanager
+def blas_threads(limit: int | None) -> Iterator[None]:
+    """BLAS limited to ``limit`` threads inside the block (None: unchanged). Safe from several
+    Python threads at once: while blocks overlap BLAS has the smallest of their limits, and the
+    caller's setting comes back when the last one ends, whatever the order they end in."""
+    if limit is None:
+        yield
+        return
+    with _BLAS_LOCK:
+        if not _blas_limits:
+            _blas_original.append(_blas().limit(limits=limit, user_api="blas"))
+        _blas_limits.append(limit)
+        if len(_blas_limits) > 1:
+            _blas().limit(limits=min(_blas_limits), user_api="blas")
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_limits.remove(limit)
+            if _blas_limits:
+                _blas().limit(limits=min(_blas_limits), user_api="blas")
+            else:
+                _blas_original.pop().restore_original_limits()
 
 
 def blas_thread_count() -> int:
