@@ -301,6 +301,28 @@ def _positive(text: str) -> float:
     return value
 
 
+def _penalty(text: str) -> float:
+    """An argparse type for ρ: a positive number or ``inf`` (the clipped kernel)."""
+    if text.strip().lower() in ("inf", "+inf", "infinity"):
+        return float("inf")
+    try:
+        return _positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a positive number or inf (the clipped kernel (K0)_+), "
+                                         f"got {text!r}") from None
+
+
+def _iteration_cap(text: str) -> int:
+    """An argparse type for --max-iter: a positive integer, or -1 for no limit."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1 (no limit), got {text!r}") from None
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1 (no limit), got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="indkernel", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -320,12 +342,13 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--gamma", type=float, default=0.05, help="width of the tangent / gaussian similarity")
     problem.add_argument("--a", type=float, default=0.01, help="slope a of the sigmoid tanh(a<x, y> + r)")
     problem.add_argument("--r", type=float, default=0.0, help="offset r of the sigmoid")
-    problem.add_argument("--C", type=float, default=10.0, help="misclassification penalty (default 10)")
-    problem.add_argument("--rho", type=float, default=1.0, help="penalty on ||K - K0||_F^2 (default 1; inf: the clipped kernel (K0)_+)")
+    problem.add_argument("--C", type=_positive, default=10.0, help="misclassification penalty (default 10)")
+    problem.add_argument("--rho", type=_penalty, default=1.0, help="penalty on ||K - K0||_F^2 (default 1; inf: the clipped kernel (K0)_+)")
     problem.add_argument("--class-weight", choices=("balanced",), default=None,
                          help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
     problem.add_argument("--tol", type=_positive, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
-    problem.add_argument("--max-iter", type=int, default=None, help="iteration cap (default: the method's)")
+    problem.add_argument("--max-iter", type=_iteration_cap, default=None,
+                         help="iteration cap (default: the method's; -1: no limit)")
     problem.add_argument("--time-limit", type=_positive, default=None, metavar="SECONDS",
                          help="stop each method after this many seconds, its setup included (the eigendecomposition "
                               "of K0 cannot be interrupted: a run whose setup alone took longer stops after it); "

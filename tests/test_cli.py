@@ -92,7 +92,22 @@ def test_help_teaches_every_command(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["solve", "--rho", "-1", "--quiet"], "rho must be a positive finite number"),
+    (["solve", "--rho", "-1"], "argument --rho: expected a positive number or inf"),
+    (["solve", "--C", "-1"], "argument --C: expected a positive finite number"),
+    (["compare", "--max-iter", "-5"], "argument --max-iter: expected a positive integer or -1"),
+    (["solve", "--tol", "0"], "argument --tol: expected a positive finite number"),
+])
+def test_bad_numbers_are_refused_before_any_work(argv, message, capsys, monkeypatch):
+    """Checked as the arguments are read: before the data are loaded or the similarity computed."""
+    from indkernel import cli
+
+    monkeypatch.setattr(cli, "_load", lambda *a, **k: pytest.fail("the data were loaded"))
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--quiet"])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
     (["solve", "missing.npz", "--quiet"], "does not exist"),
     (["figures", "--dataset", "usps", "--data-dir", "/nonexistent", "--quiet"], "usps.npz is not in /nonexistent"),
 ])
