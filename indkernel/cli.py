@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import os
 import sys
+import tempfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -111,10 +112,12 @@ def _reading(path: Path, what: str, expected: str):
                          f"{exc}") from exc
 
 
-def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | None = None) -> Path | None:
+def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | None = None,
+                 formats: dict[str, str] | None = None) -> Path | None:
     """Check before any work that ``name`` can be written: its folder exists and is writable, it is
-    no folder, no input file (DATA, --labels) and no other output (``taken``: path -> option,
-    to which it is added)."""
+    no folder, no input file (DATA, --labels; hard links included) and no other output (``taken``:
+    path -> option, to which it is added), no existing file unless ``--force``, and its suffix one
+    of ``formats`` (suffix -> description) if given."""
     if name is None:
         return None
     path = Path(name)
@@ -126,14 +129,32 @@ def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | Non
         raise ValueError(f"{what} {path} cannot be written (no permission); give a writable place")
     inputs = {"DATA": getattr(args, "data", None), "--labels": getattr(args, "labels", None)}
     for option, given in inputs.items():
-        if given is not None and Path(given).exists() and path.resolve() == Path(given).resolve():
+        if given is not None and Path(given).exists() and path.exists() and os.path.samefile(path, given):
             raise ValueError(f"{what} {path} is the input file {option}; writing it would destroy the data: "
                              "give another name")
+    if path.exists() and not getattr(args, "force", False):
+        raise ValueError(f"{what} {path} exists; pass --force to replace it, or give another name")
+    if formats is not None and path.suffix.lstrip(".").lower() not in formats:
+        raise ValueError(f"{what} {path}: unknown format {path.suffix!r}; give one of "
+                         f"{', '.join('.' + suffix for suffix in sorted(formats))}")
     taken = {} if taken is None else taken
     if path.resolve() in taken:
         raise ValueError(f"{what} and {taken[path.resolve()]} name the same file {path}; give two names")
     taken[path.resolve()] = what
     return path
+
+
+def _write(path: Path, write) -> None:
+    """``write(file)`` into a temporary file beside ``path``, then rename it to ``path``: a failed
+    write leaves what was there before, never a truncated file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            write(file)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _output_folder(name: str, what: str) -> Path:
@@ -172,19 +193,20 @@ def _solve(args) -> int:
                        verbose=not args.quiet)
     print(result)
     if alpha_out:
-        with open(alpha_out, "wb") as file:  # np.save on a name would append .npy to it
-            np.save(file, result.alpha)
+        _write(alpha_out, lambda file: np.save(file, result.alpha))  # np.save on a name would append .npy
         _say(args, f"alpha written to {alpha_out} (.npy format)")
     if history_out:
-        result.history.to_csv(history_out, index=False)
+        _write(history_out, lambda file: result.history.to_csv(file, index=False))
         _say(args, f"history written to {history_out}")
     return 0 if result.status == "optimal" else 1
 
 
 def _compare(args) -> int:
+    from matplotlib.backend_bases import FigureCanvasBase
+
     from .solvers.registry import compare, plot_comparison
 
-    plot = _output_file(args.plot, "--plot", args)
+    plot = _output_file(args.plot, "--plot", args, formats=FigureCanvasBase.get_supported_filetypes())
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -199,7 +221,7 @@ def _compare(args) -> int:
         import matplotlib.pyplot as plt
 
         axes = plot_comparison(table)
-        axes[0].figure.savefig(plot, dpi=120)
+        _write(plot, lambda file: axes[0].figure.savefig(file, dpi=120, format=plot.suffix.lstrip(".").lower()))
         plt.close(axes[0].figure)
         _say(args, f"plot written to {plot}")
     return 0
@@ -349,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--tol", type=_positive, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
     problem.add_argument("--max-iter", type=_iteration_cap, default=None,
                          help="iteration cap (default: the method's; -1: no limit)")
+    problem.add_argument("--force", action="store_true", help="replace output files that exist")
     problem.add_argument("--time-limit", type=_positive, default=None, metavar="SECONDS",
                          help="stop each method after this many seconds, its setup included (the eigendecomposition "
                               "of K0 cannot be interrupted: a run whose setup alone took longer stops after it); "
@@ -431,7 +454,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
+    except (ValueError, TypeError, OSError, MemoryError) as exc:  # OSError: a file that cannot be read or written
         print(f"indkernel {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

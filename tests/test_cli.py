@@ -183,6 +183,9 @@ def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp
     (["solve", "--labels", "labels.txt"], "without DATA the embedded digits"),
     (["solve", "no-y.npz"], "must hold y and either X (features) or K"),
     (["compare", "good.npz", "--plot", "good.npz"], "--plot good.npz is the input file DATA"),
+    (["solve", "good.npz", "--alpha-out", "hard-link-to-good"], "is the input file DATA"),
+    (["solve", "good.npz", "--history-out", "mine.txt"], "--history-out mine.txt exists; pass --force"),
+    (["compare", "good.npz", "--plot", "x.xyz"], "unknown format '.xyz'; give one of"),
     pytest.param(["solve", "good.npz", "--alpha-out", "/proc/1/alpha.npy"], "cannot be written (no permission)",
                  marks=pytest.mark.skipif(not os.path.isdir("/proc/1"), reason="needs Linux's /proc")),
 ])
@@ -194,6 +197,8 @@ def test_outputs_that_would_destroy_data_or_fail_are_refused_before_any_work(arg
     _files(tmp_path)
     (tmp_path / "labels.txt").write_text("1\n-1\n1\n-1\n")
     np.savez(tmp_path / "no-y.npz", K=np.eye(4))
+    os.link(tmp_path / "good.npz", tmp_path / "hard-link-to-good")
+    (tmp_path / "mine.txt").write_text("the user's notes")
     before = (tmp_path / "good.npz").read_bytes()
     monkeypatch.setattr(solve_module, "solve", lambda *a, **k: pytest.fail("the solve ran"))
     monkeypatch.setattr(solve_module, "compare", lambda *a, **k: pytest.fail("the comparison ran"))
@@ -230,3 +235,27 @@ def test_bad_time_limit_or_tol_is_refused_by_the_parser_before_any_work(option, 
 def test_time_limit_reaches_the_solver_and_counts_the_setup(capsys):
     assert main(["solve", "--quiet", "--tol", "1e-12", "--time-limit", "1e-9"]) == 1
     assert "time_limit" in capsys.readouterr().out
+
+
+def test_outputs_are_replaced_only_with_force_and_written_whole(tmp_path, monkeypatch, capsys):
+    """An existing output is replaced only with --force; the new content goes to a temporary file
+    beside it and is renamed over it, so a write that fails leaves the old file whole."""
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    (tmp_path / "alpha.npy").write_bytes(b"previous")
+    argv = ["solve", "good.npz", "--alpha-out", "alpha.npy", "--quiet"]
+    assert main(argv) == 2 and (tmp_path / "alpha.npy").read_bytes() == b"previous"
+
+    def full_disk(file, array):
+        file.write(b"half an arr")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full_disk)
+    assert main([*argv, "--force"]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert (tmp_path / "alpha.npy").read_bytes() == b"previous"
+    assert not list(tmp_path.glob(".alpha.npy.*"))  # no temporary file left behind
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--force"]) in (0, 1)
+    assert np.load(tmp_path / "alpha.npy").shape == (4,)
