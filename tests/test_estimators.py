@@ -463,3 +463,46 @@ def test_a_fitted_model_owns_its_training_data(kernel):
     np.testing.assert_array_equal(model.decision_function(test), before)
     model._proxy_kernels = None  # formed again from what the model kept
     np.testing.assert_array_equal(model.proxy_kernel_, kernel_before)
+
+
+def test_fits_from_several_threads_leave_the_warnings_filters_as_found(monkeypatch):
+    """``warnings.catch_warnings`` saves and restores the process's filters: fits in two threads,
+    one ending while the other is inside, left an ("always", Warning) filter installed. The
+    interleaving is forced; the estimator no longer touches the filters around a solve."""
+    import threading
+
+    from indkernel.estimators import indefinite
+
+    real = indefinite.solve
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def paced(*args, **kwargs):
+        if threading.current_thread().name == "first":
+            first_in.set()
+            second_in.wait(10)
+            try:
+                return real(*args, **kwargs)
+            finally:
+                first_out.set()
+        first_in.wait(10)
+        second_in.set()
+        first_out.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(indefinite, "solve", paced)
+    K, y = random_indefinite(12, 1)
+    before = list(warnings.filters)
+    errors = []
+
+    def fit():
+        try:
+            IndefiniteSVC(max_iter=1).fit(K, y)
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=fit, name=name) for name in ("first", "second")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors and warnings.filters == before

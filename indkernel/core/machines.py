@@ -12,6 +12,8 @@ fixed PSD kernel (the independent cross-check). A new loss is one class here:
 
 from __future__ import annotations
 
+import threading
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -92,18 +94,21 @@ class Machine(ABC):
         return self.from_model(beta)
 
 
+#: ``warnings.catch_warnings`` saves and restores the process's filters: two threads inside it at
+#: once can leave the other's filter installed, so the blocks that silence libsvm take turns.
+_FILTERS = threading.Lock()
+
+
 def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
     """Fit a scikit-learn libsvm estimator (built with ``max_iter``); True if it stopped at that cap
     (read from ``n_iter_``, not from the warning, which the caller hears from
     :meth:`indkernel.core.problem.IndefiniteProblem.libsvm_dual_coef` instead)."""
-    import warnings
-
     from sklearn.exceptions import ConvergenceWarning
 
     # with random_state None, fit draws libsvm's seed from numpy's global stream (the seed only
     # shuffles for probability estimates): a fixed one leaves the caller's stream as it was
     estimator.random_state = 0
-    with warnings.catch_warnings():
+    with _FILTERS, warnings.catch_warnings():  # the filters are the process's: one thread at a time
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(*args, **kwargs)
     return max_iter > 0 and int(np.max(estimator.n_iter_)) >= max_iter

@@ -51,7 +51,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
@@ -210,19 +209,10 @@ class _IndefiniteKernelMachine(BaseEstimator):
 
     def _solve_one(self, problem, name: str | None, start=None):
         """solve (from ``start`` if given), its ConvergenceWarning naming the binary problem when
-        there are several."""
+        there are several (no warnings filter is touched: fits may run in several threads)."""
         options = {} if start is None else {"alpha0": start}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = solve(problem, self.method, tol=self.tol, absolute=self.absolute,
-                           max_iter=self.max_iter,
-                           verbose=bool(self.verbose) and name is None, **options)
-        for warning in caught:
-            message = str(warning.message)
-            if name is not None and issubclass(warning.category, ConvergenceWarning):
-                message = f"{name}: {message}"
-            warnings.warn(message, warning.category, stacklevel=4)
-        return result
+        return solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
+                     verbose=bool(self.verbose) and name is None, label=name, **options)
 
     @property
     def proxy_kernel_(self) -> np.ndarray | list:

@@ -74,7 +74,7 @@ METHODS: dict[str, Method] = {
 
 def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e-6, absolute: bool = False,
           max_iter: int | None = None, time_limit: float | None = None, bound: str | None = None,
-          threads: int | None = None, verbose: bool = False, **options) -> SolveResult:
+          threads: int | None = None, verbose: bool = False, label: str | None = None, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
     Parameters
@@ -108,6 +108,9 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         methods' oracle, and for BLAS during Newton's products); the caller's settings are restored
         when the solve returns.
     verbose : bool, a progress bar.
+    label : str, optional
+        A name of the problem (one binary problem of a multiclass fit, say): it names the progress
+        bar and prefixes the ConvergenceWarning.
     **options : passed to the method (see ``help(indkernel.solvers.registry.METHODS[name][0])``).
 
     Returns
@@ -135,7 +138,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     if bound is None:
         bound = record.check_bound
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=iteration_cap(max_iter, record.max_iter),
-              time_limit=time_limit, bound=bound, verbose=verbose)
+              time_limit=time_limit, bound=bound, verbose=verbose, label=label)
     with at_most(threads):
         prepare = getattr(problem.oracle, "prepare", None)
         if prepare is not None:  # the one O(n³) step, inside the run's clock

@@ -77,11 +77,12 @@ class Run:
         The bound of the run's checks (:meth:`IndefiniteProblem.certify`): ``"free"``,
         ``"refined"`` or ``"tight"``. A run that does not converge with it ends with the tight one.
     verbose : bool, a tqdm progress bar.
+    label : str or None, a name of the problem for the bar and the ConvergenceWarning.
     """
 
     def __init__(self, problem: IndefiniteProblem, method: str, *, tol: float = 1e-6, absolute: bool = False,
                  max_iter: int | None = 1000, time_limit: float | None = None, bound: str = "tight",
-                 verbose: bool = False):
+                 verbose: bool = False, label: str | None = None):
         self.problem, self.method = problem, method
         self.tol = check_positive_scalar(tol, "tol", "the tolerance on the certified gap")
         self.absolute = bool(absolute)
@@ -103,7 +104,8 @@ class Run:
         self._rows: list[tuple] = []
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
-        self._reporter = tqdm(total=self.max_iter, desc=method, leave=False) if verbose else _Silent()
+        self.label = label
+        self._reporter = tqdm(total=self.max_iter, desc=label or method, leave=False) if verbose else _Silent()
         self._start = time.perf_counter()
         #: Seconds of the setup before the first iteration (the oracle's eigendecomposition of K0).
         self.setup_seconds = 0.0
@@ -279,7 +281,7 @@ class Run:
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
         if self.status != "optimal":
-            warnings.warn(f"{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
+            warnings.warn(f"{self.label + ': ' if self.label else ''}{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
                           "(raise max_iter or time_limit, or loosen tol)", ConvergenceWarning, stacklevel=3)
         assert self.status is not None and self.reason is not None  # iterations() always ends with a stop
         return SolveResult(alpha=self.alpha, lower=float(self.lower), upper=float(self.upper), status=self.status,
