@@ -379,3 +379,24 @@ def test_an_exact_bracket_at_alpha_zero_is_optimal(kernel):
             assert result.lower - slack <= p_star <= result.upper + slack
         model = IndefiniteSVR(epsilon=10.0).fit(K0, target)
     assert model.result_.status == "optimal"
+
+
+def test_ctrl_c_inside_compiled_code_is_a_keyboard_interrupt(monkeypatch):
+    """numba turns an interrupt inside a compiled function into a SystemError caused by the
+    KeyboardInterrupt, which ``except Exception`` swallows; solve raises the interrupt itself."""
+    from indkernel.core import proxy
+
+    def interrupted(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("<compiled function> returned a result with an exception set") from exc
+
+    p = SVMProblem(random_kernel(8), labels(8))
+    monkeypatch.setattr(proxy.RankOneProxy, "__call__", interrupted)
+    for method in ("pg", "apg", "newton"):
+        with pytest.raises(KeyboardInterrupt):
+            try:
+                solve(p, method)
+            except Exception:  # noqa: BLE001 (what a caller's handler does)
+                pytest.fail("the interrupt was an Exception")

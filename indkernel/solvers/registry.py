@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
@@ -139,7 +140,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         bound = record.check_bound
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=iteration_cap(max_iter, record.max_iter),
               time_limit=time_limit, bound=bound, verbose=verbose, label=label)
-    with at_most(threads):
+    with at_most(threads), _interrupts_as_such():
         prepare = getattr(problem.oracle, "prepare", None)
         if prepare is not None:  # the one O(n³) step, inside the run's clock
             prepare()
@@ -154,6 +155,20 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
             else:
                 record.function(problem, run, **options)
     return run.result()
+
+
+@contextmanager
+def _interrupts_as_such() -> Iterator[None]:
+    """Ctrl-C inside a compiled (numba) function comes out as a SystemError ("returned a result
+    with an exception set") caused by the KeyboardInterrupt: raise the interrupt itself, so that
+    ``except Exception`` cannot swallow it."""
+    try:
+        yield
+    except SystemError as exc:
+        interrupt = exc.__cause__ or exc.__context__
+        if isinstance(interrupt, KeyboardInterrupt):
+            raise interrupt from None
+        raise
 
 
 def method_options(method: str) -> set[str]:
