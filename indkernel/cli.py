@@ -63,11 +63,13 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
             raise ValueError(f"--labels is for a .npy DATA file of features only; {path.name} holds its own labels "
                              "(drop --labels)")
         if path.suffix == ".npz":
+            _check_archive(path)
             with _reading(path, "DATA", "a .npz archive (np.savez)"), np.load(path) as archive:
-                arrays = {key: archive[key] for key in archive.files if key in ("X", "K", "y")}
+                keys = sorted(archive.files)
+                arrays = {key: archive[key] for key in keys if key in ("X", "K", "y")}
             if "y" not in arrays or not ({"X", "K"} & set(arrays)):
                 raise ValueError(f"DATA {path} must hold y and either X (features) or K (a precomputed similarity); "
-                                 f"it holds {sorted(arrays)}")
+                                 f"it holds {keys or 'no array'}")
             y = arrays["y"]
             if "K" in arrays:
                 return arrays["K"], y, f"{name} (precomputed similarity)"
@@ -91,11 +93,29 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     return function(X, **parameters), y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
 
 
+def _check_archive(path: Path) -> None:
+    """A ValueError unless ``path`` is a zip archive (what np.savez writes), saying what it is instead
+    (before numpy reads it: numpy would suggest unpickling a file that is no archive)."""
+    with open(path, "rb") as file:
+        head = file.read(6)
+    if zipfile.is_zipfile(path):
+        return
+    if not head:
+        raise ValueError(f"DATA {path} is empty; give a .npz archive written by np.savez (X or K, and y)")
+    if head == b"\x93NUMPY":
+        raise ValueError(f"DATA {path} is a .npy array (np.save), not a .npz archive: name it .npy and pass --labels, "
+                         "or save X (or K) and y together with np.savez")
+    raise ValueError(f"DATA {path} is not a .npz archive (np.savez writes a zip of arrays X or K, and y); "
+                     "for a LIBSVM-format text file give it another suffix")
+
+
 def _input_file(name: str, what: str) -> Path:
     """An existing regular file, else a ValueError that says what it is instead."""
     path = Path(name)
     if path.is_dir():
         raise ValueError(f"{what} {path} is a directory; give a file")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{what} {path} is not a regular file (a device, a pipe or a socket); give a file")
     if not path.is_file():
         raise ValueError(f"{what} {path} does not exist; give a .npz (X or K, and y), a .npy with --labels, "
                          "or a LIBSVM-format text file")

@@ -134,6 +134,12 @@ def _files(tmp_path):
     (tmp_path / "corrupt.npz").write_bytes(b"this is not a zip archive")
     (tmp_path / "empty.npz").write_bytes(b"")
     (tmp_path / "truncated.npz").write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    (tmp_path / "one-byte.npz").write_bytes(b"x")
+    with open(tmp_path / "an-array.npz", "wb") as file:
+        np.save(file, np.eye(4))
+    np.savez(tmp_path / "other-keys.npz", A=np.eye(2), B=np.ones(2))
+    if os.path.exists("/dev/zero"):
+        os.symlink("/dev/zero", tmp_path / "device.npz")
     (tmp_path / "huge-index.txt").write_text("+1 10000000000000:1\n-1 1:2\n")
     np.save(tmp_path / "a.npy", np.eye(4))
     (tmp_path / "a-folder").mkdir()
@@ -143,9 +149,14 @@ def _files(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["solve", "corrupt.npz"], "cannot be read as a .npz"),
-    (["solve", "empty.npz"], "cannot be read as a .npz"),
-    (["solve", "truncated.npz"], "cannot be read as a .npz"),
+    (["solve", "corrupt.npz"], "is not a .npz archive (np.savez writes a zip"),
+    (["solve", "empty.npz"], "DATA empty.npz is empty"),
+    (["solve", "truncated.npz"], "is not a .npz archive"),
+    (["solve", "one-byte.npz"], "is not a .npz archive"),
+    (["solve", "an-array.npz"], "is a .npy array (np.save), not a .npz archive: name it .npy"),
+    (["solve", "other-keys.npz"], "it holds ['A', 'B']"),
+    pytest.param(["solve", "device.npz"], "is not a regular file (a device",
+                 marks=pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")),
     (["solve", "a-folder"], "is a directory"),
     (["solve", "good.npz", "--labels", "a-folder"], "drop --labels"),
     (["solve", "a.npy", "--labels", "a-folder"], "is a directory"),
@@ -171,7 +182,7 @@ def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp
     _files(tmp_path)
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
+    assert message in err and "Traceback" not in err and "allow_pickle" not in err  # never advice to unpickle
     assert not (tmp_path / "nodir").exists()
 
 
