@@ -68,6 +68,17 @@ def test_rules_run_through_the_command_line_and_resume(tmp_path, capsys, monkeyp
     assert (tmp_path / "rules.md").read_text().startswith("Made by `indkernel tables --rules --quick --digits")
     paired = pd.read_csv(tmp_path / "rules_paired.csv")
     assert set(paired.baseline) == {"denoise", "transductive"}
+    real = rule_comparison.compare_rules
     monkeypatch.setattr(rule_comparison, "compare_rules", lambda *args, **kwargs: pytest.fail("recomputed"))
     assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "rules.csv"), table)
+    # a part damaged by an interrupted write (an older version wrote in place) is named and redone
+    damaged = sorted(tmp_path.glob("*-0.csv"))[0]
+    damaged.write_text(damaged.read_text()[:40])
+    redone = []
+    monkeypatch.setattr(rule_comparison, "compare_rules", lambda *args, **kwargs: redone.append(1) or real(*args, **kwargs))
+    with pytest.warns(UserWarning, match=f"the part file {damaged} is damaged"):
+        assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path)]) == 0
+    assert redone == [1] and not list(tmp_path.glob(".*.tmp"))
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "rules.csv").drop(columns="seconds"),
+                                  table.drop(columns="seconds"))  # the same results, another run time

@@ -87,5 +87,9 @@ def test_splits_are_written_one_by_one_resumed_and_paired_against_denoise(tmp_pa
     assert "| SS | Indefinite SVM | consistent | 9.00 ± 2.00 | +0.00 (1.000) | 2.0 |" in result["markdown"]
     assert "| SS | Denoise | — | 9.00 ± 1.00 | — | 1.0 |" in result["markdown"]
     assert "| Euclidean | 1-NN | — | 8.00 ± 0.00 | — |  |" in result["markdown"]  # no denoise to pair with
+    (tmp_path / "split-2.csv").write_text("split,split_min")  # damaged by an interrupted write: named, redone
+    with pytest.warns(UserWarning, match="split-2.csv is damaged"):
+        again = usps_multiclass.write(tmp_path, n_train=500, splits=3, verbose=False)
+    assert calls == [0, 1, 1, 2, 2] and again["markdown"] == result["markdown"]
     with pytest.raises(ValueError, match="--n-train"):
         usps_multiclass.write(tmp_path, splits=2)

@@ -35,6 +35,7 @@ from tqdm.auto import tqdm
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from . import experiments
+from .parts import read_part, write_part
 from .protocol import performance, select_and_test
 
 RULES = ("raw", "consistent", "transductive", "consistent-K0", "consistent-flip")
@@ -140,11 +141,15 @@ def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: in
     return pd.DataFrame(rows).assign(dataset=data.name, split=seed, seconds=round(seconds, 1))
 
 
+#: The columns a part file (one data set and split) must hold to be reused.
+PART_COLUMNS = ("dataset", "split", "method", "rule", "seconds")
+
+
 def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bool = False, data_dir=None,
         n_jobs=2, quiet: bool = False) -> dict:
     """:func:`compare_rules` on every data set of ``table:gen_performance`` (or ``datasets``) and
     ``splits`` random splits; each (data set, split) to ``out/<data set>-<split>.csv`` unless that
-    file exists (so a stopped run resumes), then the summary (:func:`summarize`) to
+    file exists and is whole (so a stopped run resumes; a damaged one is named and redone), then the summary (:func:`summarize`) to
     ``out/rules.csv``, ``out/rules_paired.csv`` and ``out/rules.md``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -152,13 +157,14 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     names = every if datasets is None else experiments._known_names(datasets, every, "datasets")
     Cs, rhos = experiments._grids(quick)
     estimator = IndefiniteSVC(class_weight="balanced", tol=experiments.FIT_TOL)
-    todo = [(name, seed) for seed in range(splits) for name in names if not (out / f"{name}-{seed}.csv").is_file()]
+    parts = {(name, seed): read_part(out / f"{name}-{seed}.csv", PART_COLUMNS)
+             for seed in range(splits) for name in names}
+    todo = [key for key, part in parts.items() if part is None]
     for name, seed in tqdm(todo, desc="test rules", disable=quiet):
         data = experiments.load(name, quick=quick, data_dir=data_dir, seed=seed)
-        compare_rules(data, estimator, {"C": Cs, "rho": rhos}, n_jobs=n_jobs, seed=seed).to_csv(
-            out / f"{name}-{seed}.csv", index=False)
-    table = pd.concat([pd.read_csv(out / f"{name}-{seed}.csv") for seed in range(splits) for name in names],
-                      ignore_index=True)
+        parts[name, seed] = compare_rules(data, estimator, {"C": Cs, "rho": rhos}, n_jobs=n_jobs, seed=seed)
+        write_part(parts[name, seed], out / f"{name}-{seed}.csv")
+    table = pd.concat(parts.values(), ignore_index=True)
     summary = summarize(table)
     table.to_csv(out / "rules.csv", index=False)
     summary["paired"].to_csv(out / "rules_paired.csv", index=False)

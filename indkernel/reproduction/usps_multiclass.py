@@ -40,6 +40,7 @@ from .. import datasets, kernels
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from .measure import measure
+from .parts import read_part, write_part
 from .protocol import best_similarity
 from .rule_comparison import ESTIMATOR_RULES, cross_validate_rules
 
@@ -221,14 +222,18 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
         minutes = (time.perf_counter() - started) / 60
         body = to_markdown(table)
     else:
+        parts = []
         for seed in range(splits):
             path = out / f"split-{seed}.csv"
-            if not path.is_file():
+            part = read_part(path, ("split", "split_minutes", "method"), keep_default_na=False, na_values=[""])
+            if part is None:
                 started = time.perf_counter()
                 part = run(similarities, seed=seed, indefinite={"Indefinite SVM": "ovo"}, **options)
-                part.assign(split=seed, split_minutes=(time.perf_counter() - started) / 60).to_csv(path, index=False)
-        table = pd.concat([pd.read_csv(out / f"split-{seed}.csv", keep_default_na=False, na_values=[""])
-                           for seed in range(splits)], ignore_index=True)
+                part = part.assign(split=seed, split_minutes=(time.perf_counter() - started) / 60)
+                write_part(part, path)
+                part = read_part(path, ("split",), keep_default_na=False, na_values=[""])  # as a resumed run reads it
+            parts.append(part)
+        table = pd.concat(parts, ignore_index=True)
         minutes = float(table.groupby("split").split_minutes.first().sum())
         body = split_markdown(table)
     table.to_csv(out / "usps_multiclass.csv", index=False)

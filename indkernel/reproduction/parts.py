@@ -1,0 +1,42 @@
+"""The part files of a resumable run (one per data set and split, or per split): each written whole
+or not at all, and one found damaged (a run killed in an older version, a full disk) named and
+computed again instead of stopping the run."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+
+def write_part(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to the CSV ``path`` through a temporary file beside it and a rename."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as file:
+            frame.to_csv(file, index=False)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_part(path: Path, columns, **read_options) -> pd.DataFrame | None:
+    """The part at ``path`` if it exists and holds ``columns`` with at least one row; None if it
+    does not exist, or if it is damaged (a warning names it, and the caller computes it again)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        frame = pd.read_csv(path, **read_options)
+        problem = None if len(frame) and set(columns) <= set(frame.columns) else "it lacks rows or columns"
+    except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        frame, problem = None, str(exc)
+    if problem is None:
+        return frame
+    warnings.warn(f"the part file {path} is damaged ({problem}); it is computed again", UserWarning, stacklevel=2)
+    return None
