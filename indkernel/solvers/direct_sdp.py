@@ -5,7 +5,7 @@ from __future__ import annotations
 import formulations
 
 from ..core.problem import IndefiniteProblem
-from .models import maxmin_model
+from .models import maxmin_model, time_limit
 from .tracking import Run
 
 #: Above this size the SDP route is refused: the model grows as n², the interior-point work as n⁶
@@ -38,9 +38,12 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
     for _ in run.iterations():
         failures, tried = [], []
         for attempt in dict.fromkeys((solver, formulations.SECOND_OPINION)):
+            if run.out_of_time:
+                break
             model = maxmin_model(problem)
-            try:
-                value = model.solve(solver=attempt, **formulations.ACCURATE.get(attempt, {}))
+            try:  # the conic solver gets the time left: its solve cannot be interrupted from outside
+                value = model.solve(solver=attempt, **{**formulations.ACCURATE.get(attempt, {}),
+                                                       **time_limit(attempt, run.remaining)})
             except Exception as exc:  # a conic solver failure: the next solver, or the run's end
                 failures.append(f"the SDP solve failed with {attempt}: {exc}")
                 continue
@@ -48,7 +51,10 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
             run.details.update(sdp_value=value, sdp_solver=attempt)
             if run.observe(problem.from_model(model.solution("alpha"))):
                 return
-        if not tried:
+        if not tried and run.out_of_time:
+            run.fail("time_limit", f"stopped at time_limit={run.time_limit:g} s inside the SDP solve: "
+                                   + "; ".join(failures))
+        elif not tried:
             run.fail("failed", "; ".join(failures))
         else:
             run.fail("inaccurate", f"the {' and '.join(tried)} solutions certify only to a gap of "

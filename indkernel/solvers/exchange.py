@@ -9,7 +9,7 @@ import formulations
 from .._validation import check_nonnegative_scalar, check_positive_scalar
 from ..core.problem import IndefiniteProblem
 from .mkl_master import MKLMaster
-from .models import siqclp_model
+from .models import siqclp_model, time_limit
 from .tracking import Run, _positive_int
 
 #: The exchange method's masters: ``"conic"`` the QCLP through cvxpy (the paper's route, with MOSEK
@@ -139,21 +139,11 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
     return solve_master
 
 
-#: The time-limit setting of each conic solver, so a master solve ends with the run's time_limit.
-TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
-
-
 def _solve_master(model, solver: str, seconds: float | None) -> float:
     try:
-        return model.solve(solver=solver, **_time_limit(solver, seconds))
+        return model.solve(solver=solver, **time_limit(solver, seconds))
     except Exception:
         if solver == formulations.SECOND_OPINION:
             raise
         second = formulations.SECOND_OPINION
-        return model.solve(solver=second, **formulations.ACCURATE[second], **_time_limit(second, seconds))
-
-
-def _time_limit(solver: str, seconds: float | None) -> dict:
-    if seconds is None or solver not in TIME_LIMIT_SETTINGS:
-        return {}
-    return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}
+        return model.solve(solver=second, **formulations.ACCURATE[second], **time_limit(second, seconds))

@@ -35,6 +35,18 @@ SIQCLP: dict[tuple[type, type], Callable] = {
 }
 
 
+#: The time-limit setting of each conic solver, so a solve ends with the run's time_limit.
+TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+
+
+def time_limit(solver: str, seconds: float | None) -> dict:
+    """The keyword that gives ``solver`` at most ``seconds`` (None: no limit; a solver without such
+    a setting: nothing)."""
+    if seconds is None or solver not in TIME_LIMIT_SETTINGS:
+        return {}
+    return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}
+
+
 def _lookup(table: dict[tuple[type, type], Callable], problem: IndefiniteProblem) -> Callable | None:
     machine = type(problem.machine)
     for penalty in type(problem.penalty).__mro__:
