@@ -611,3 +611,27 @@ def test_max_iter_is_decoded_once_and_the_run_owns_its_target():
     run = Run(p, "apg", tol=1e-3)
     run.observe(p.initial_point())
     assert run.scale > 0 and run.target() == pytest.approx(1e-3 * run.scale) and run.target(2.0) == 2e-3
+
+
+def test_accpm_centering_ends_between_newton_steps_when_the_run_is_out_of_time():
+    """A centering is many Newton steps (up to 200 exact ones): the run's time limit is asked before
+    each, so ACCPM does not overrun its limit by a whole centering."""
+    from indkernel.solvers.accpm import _newton_center, box_center
+
+    rng = np.random.default_rng(1)
+    n = 8
+    a = np.ones(n) / np.sqrt(n)
+    lo, hi = np.zeros(n), np.ones(n)
+    x = box_center(a, a @ np.full(n, 0.5), lo, hi)
+    G = rng.standard_normal((30, n))
+    h = G @ x + rng.uniform(0.01, 0.1, 30)  # tight cuts: many steps to the center
+    asked = []
+
+    def stop():
+        asked.append(1)
+        return len(asked) >= 3
+
+    stopped = _newton_center(x, a, lo, hi, G, h, tol=1e-14, max_steps=200, stop=stop)
+    full = _newton_center(x, a, lo, hi, G, h, tol=1e-14, max_steps=200)
+    assert len(asked) == 3 and not np.array_equal(stopped, full)  # three steps asked, the third refused
+    assert np.all(stopped > lo) and np.all(stopped < hi) and np.all(G @ stopped < h)  # still strictly inside

@@ -73,15 +73,18 @@ def _hessian(G, weights, diagonal) -> np.ndarray:
 
 
 def _newton_center(x, a, lo, hi, G, h, *, tol=LOOSE_CENTERING_TOL, max_steps=CENTERING_STEPS, cg_steps=None,
-                   proximal=0.0, anchor=None) -> np.ndarray:
+                   proximal=0.0, anchor=None, stop=None) -> np.ndarray:
     """Newton's method for ``min φ(x) = -Σ log(hi - x) - Σ log(x - lo) - Σ log(h - Gx) + (μ/2)‖x - x̂‖²``
     s.t. ``aᵀx = b`` (a of unit norm; μ = ``proximal``, x̂ = ``anchor``; μ = 0: the analytic
     center), from a strictly feasible x with ``aᵀx = b``, stopped once ``λ²/2 <= tol`` (λ the
     Newton decrement) or after ``max_steps``. The step minimizes φ's quadratic model on ``aᵀΔ = 0``:
     exactly through the Hessian's Cholesky factor (``cg_steps=None``) or, as the authors' code,
     by at most ``cg_steps`` preconditioned conjugate gradients (:func:`_cg_step`, O(mn) each);
-    a backtracking search keeps x strictly inside and φ decreasing."""
-    for _ in range(max_steps):
+    a backtracking search keeps x strictly inside and φ decreasing. ``stop()`` (the run's time
+    limit) is asked before every step after the first: a run ends between Newton steps."""
+    for step_count in range(max_steps):
+        if step_count and stop is not None and stop():
+            return x
         up, down, cut = hi - x, x - lo, h - G @ x
         gradient = 1 / up - 1 / down + G.T @ (1 / cut)
         diagonal, weights = 1 / up ** 2 + 1 / down ** 2, 1 / cut ** 2
@@ -293,9 +296,11 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
                 x = _cvxpy_center(x, a, b, lo, hi, G, h)
             else:
                 anchor = _best_t(run, origin, width)
-                x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, **newton)
+                x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, stop=lambda: run.out_of_time,
+                                   **newton)
                 if center == "cg" and _thin(x, lo, hi, G, h):
-                    x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor, **EXACT)
+                    x = _newton_center(x, a, lo, hi, G, h, proximal=proximal, anchor=anchor,
+                                       stop=lambda: run.out_of_time, **EXACT)
             if not _barrier(x, lo, hi, G, h, 0.0, None) < np.inf:
                 raise CenteringError("the center is not strictly inside the localization set")
         except (np.linalg.LinAlgError, ValueError, CenteringError) as exc:
