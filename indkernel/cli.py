@@ -234,14 +234,15 @@ def _compare(args) -> int:
         table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet,
                         **limit)
     print(table.to_string(index=False))
-    if args.plot:
+    if plot is not None:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
         axes = plot_comparison(table)
-        _write(plot, lambda file: axes[0].figure.savefig(file, dpi=120, format=plot.suffix.lstrip(".").lower()))
+        kind = plot.suffix.lstrip(".").lower()
+        _write(plot, lambda file: axes[0].figure.savefig(file, dpi=120, format=kind))
         plt.close(axes[0].figure)
         _say(args, f"plot written to {plot}")
     return 0

@@ -177,18 +177,25 @@ def test_loose_centers_stay_on_the_hyperplane_and_match_exact_ones():
     np.testing.assert_array_equal(A._newton_center(x, a, lo, hi, np.empty((0, n)), np.empty(0), cg_steps=10), x)
 
 
+def centered_box(n: int, seed: int):
+    """``(rng, a, lo, hi, x)``: the unit box of dimension n cut by ``aᵀx = aᵀ(e/2)`` (a of unit
+    norm), and its center x, for the ACCPM centering tests."""
+    from indkernel.solvers.accpm import box_center
+
+    a = np.ones(n) / np.sqrt(n)
+    lo, hi = np.zeros(n), np.ones(n)
+    return np.random.default_rng(seed), a, lo, hi, box_center(a, a @ np.full(n, 0.5), lo, hi)
+
+
 def test_m_ellipsoid_drops_only_redundant_cuts():
     """Every cut the m-ellipsoid rule calls redundant at the analytic center is redundant: a linear
     program over the other constraints (scipy's HiGHS) cannot reach it; and the rule finds some."""
     from scipy.optimize import linprog
 
-    from indkernel.solvers.accpm import _newton_center, box_center, cut_relevance, redundant
+    from indkernel.solvers.accpm import _newton_center, cut_relevance, redundant
 
-    rng = np.random.default_rng(0)
     n = 6
-    a = np.ones(n) / np.sqrt(n)
-    lo, hi = np.zeros(n), np.ones(n)
-    x = box_center(a, a @ np.full(n, 0.5), lo, hi)
+    rng, a, lo, hi, x = centered_box(n, seed=0)
     G = rng.standard_normal((40, n))
     G /= np.linalg.norm(G, axis=1, keepdims=True)
     # near cuts and far ones (the rule is conservative: the ellipsoid's radius grows with m = 52)
@@ -616,14 +623,10 @@ def test_max_iter_is_decoded_once_and_the_run_owns_its_target():
 def test_accpm_centering_ends_between_newton_steps_when_the_run_is_out_of_time():
     """A centering is many Newton steps (up to 200 exact ones): the run's time limit is asked before
     each, so ACCPM does not overrun its limit by a whole centering."""
-    from indkernel.solvers.accpm import _newton_center, box_center
+    from indkernel.solvers.accpm import _newton_center
 
-    rng = np.random.default_rng(1)
-    n = 8
-    a = np.ones(n) / np.sqrt(n)
-    lo, hi = np.zeros(n), np.ones(n)
-    x = box_center(a, a @ np.full(n, 0.5), lo, hi)
-    G = rng.standard_normal((30, n))
+    rng, a, lo, hi, x = centered_box(8, seed=1)
+    G = rng.standard_normal((30, 8))
     h = G @ x + rng.uniform(0.01, 0.1, 30)  # tight cuts: many steps to the center
     asked = []
 
