@@ -26,9 +26,10 @@ def _sdp(machine: Machine, K0: np.ndarray, rho) -> Formulation:
     P = cp.Variable((n, n), symmetric=True, name="P")
     u = cp.reshape(machine.u, (n, 1), order="F")
     schur = cp.bmat([[P - K0, u], [u.T, cp.reshape(4 * rho_param, (1, 1), order="F")]])
-    # ‖P‖²_F as the square of a norm: cp.sum_squares of a symmetric=True variable is wrong in cvxpy
-    # 1.4.0 to 1.9.2 (its symmetric reduction), which pip still resolves
-    objective = cp.Maximize(machine.linear + rho_param * (np.sum(K0 * K0) - cp.square(cp.norm(P, "fro"))))
+    # ‖P‖²_F of vec(P): cp.sum_squares of the symmetric=True variable itself is wrong in cvxpy 1.4.0
+    # to 1.9.2 (which pip still resolves); the square of its norm is right but solved less
+    # accurately (SCS 2e-4 off p* = 0 at ρ = 1e5, where this form is 1e-6 off as before)
+    objective = cp.Maximize(machine.linear + rho_param * (np.sum(K0 * K0) - cp.sum_squares(cp.vec(P, order="F"))))
     problem = cp.Problem(objective, machine.constraints + [P >> 0, schur >> 0])
     return Formulation(problem, {"alpha": machine.alpha, "P": P}, {**machine.parameters, "rho": rho_param})
 

@@ -154,9 +154,10 @@ def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None,
 
 def _mean_log(group: pd.DataFrame, values: pd.Series) -> tuple[pd.Series, pd.Series]:
     """Mean and standard deviation over runs of log10(values) per iteration; a run that ended early
-    (at its round-off floor) keeps its last value."""
+    (at its round-off floor) keeps its last value, and of two certificates at one iteration (ACCPM's
+    center, then its check) the later one counts: the run's bracket after that iteration."""
     logs = np.log10(group.assign(value=values.clip(lower=1e-16))
-                    .pivot_table(index="iteration", columns="run", values="value").ffill())
+                    .pivot_table(index="iteration", columns="run", values="value", aggfunc="last").ffill())
     return logs.mean(axis=1), logs.std(axis=1).fillna(0.0)
 
 
