@@ -10,13 +10,13 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from ._files import write_whole
 from .solvers.registry import COMPARED, METHODS
 
 SIMILARITIES = ("simpson", "tangent", "sigmoid", "linear", "gaussian")
@@ -164,19 +164,6 @@ def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | Non
     return path
 
 
-def _write(path: Path, write) -> None:
-    """``write(file)`` into a temporary file beside ``path``, then rename it to ``path``: a failed
-    write leaves what was there before, never a truncated file."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            write(file)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _output_folder(name: str, what: str) -> Path:
     path = Path(name)
     if path.exists() and not path.is_dir():
@@ -213,10 +200,10 @@ def _solve(args) -> int:
                        verbose=not args.quiet)
     print(result)
     if alpha_out:
-        _write(alpha_out, lambda file: np.save(file, result.alpha))  # np.save on a name would append .npy
+        write_whole(alpha_out, lambda file: np.save(file, result.alpha))  # np.save on a name would append .npy
         _say(args, f"alpha written to {alpha_out} (.npy format)")
     if history_out:
-        _write(history_out, lambda file: result.history.to_csv(file, index=False))
+        write_whole(history_out, lambda file: result.history.to_csv(file, index=False))
         _say(args, f"history written to {history_out}")
     return 0 if result.status == "optimal" else 1
 
@@ -242,7 +229,7 @@ def _compare(args) -> int:
 
         axes = plot_comparison(table)
         kind = plot.suffix.lstrip(".").lower()
-        _write(plot, lambda file: axes[0].figure.savefig(file, dpi=120, format=kind))
+        write_whole(plot, lambda file: axes[0].figure.savefig(file, dpi=120, format=kind))
         plt.close(axes[0].figure)
         _say(args, f"plot written to {plot}")
     return 0

@@ -265,7 +265,7 @@ def test_outputs_are_replaced_only_with_force_and_written_whole(tmp_path, monkey
     assert main([*argv, "--force"]) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert (tmp_path / "alpha.npy").read_bytes() == b"previous"
-    assert not list(tmp_path.glob(".alpha.npy.*"))  # no temporary file left behind
+    assert not list(tmp_path.glob(".alpha.npy.*.tmp"))  # no temporary file left behind
     monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
     assert main([*argv, "--force"]) in (0, 1)

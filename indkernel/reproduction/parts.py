@@ -4,25 +4,17 @@ computed again instead of stopping the run."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from .._files import write_whole
+
 
 def write_part(frame: pd.DataFrame, path: Path) -> None:
-    """Write ``frame`` to the CSV ``path`` through a temporary file beside it and a rename."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as file:
-            frame.to_csv(file, index=False)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``frame`` to the CSV ``path`` whole (:func:`indkernel._files.write_whole`)."""
+    write_whole(path, lambda file: frame.to_csv(file, index=False), mode="w")
 
 
 def read_part(path: Path, columns, **read_options) -> pd.DataFrame | None:

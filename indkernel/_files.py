@@ -1,0 +1,22 @@
+"""Files written whole: into a temporary file beside the target, then renamed over it, so a failed
+write (a full disk, an interrupt) leaves what was there before, never a truncated file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def write_whole(path: Path, write: Callable, mode: str = "wb") -> None:
+    """``write(file)`` into a temporary file in ``path``'s folder, then rename it to ``path``."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, mode) as file:
+            write(file)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
