@@ -28,4 +28,4 @@ class OneClassProblem(IndefiniteProblem):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         machine = OneClass(nu, K0.shape[0])
         self.nu, self.bound = machine.nu, machine.bound
-        super().__init__(K0, machine, Frobenius(rho), oracle=oracle)
+        self._compose_checked(K0, machine, Frobenius(rho), oracle)

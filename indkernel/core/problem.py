@@ -76,12 +76,18 @@ class IndefiniteProblem:
         K0 = check_kernel(K0)
         if K0.shape[0] != machine.n:
             raise ValueError(f"K0 is {K0.shape[0]}x{K0.shape[0]} but the machine has {machine.n} training points")
+        self._compose_checked(K0, machine, penalty, oracle)
+
+    def _compose_checked(self, K0: np.ndarray, machine: Machine, penalty: Penalty, oracle) -> None:
+        """Build from a validated K0 (:func:`indkernel._validation.check_kernel`: the named problem
+        types validate it before their machine, which needs its size, and call this directly)."""
         self.machine, self.penalty, self.feasible = machine, penalty, machine.feasible
         self.rho, self.n, self.dim = penalty.rho, K0.shape[0], machine.dim
         self._scale = penalty.scale
-        self._check_scale(K0)  # before any work (the Mercer check and the oracle are eigendecompositions)
+        scaled = K0 if self._scale is None else K0 / np.outer(self._scale, self._scale)
+        self._check_scale(scaled)  # before any work (the Mercer check and the oracle are eigendecompositions)
         self.K0 = penalty.kernel(K0)
-        self._oracle_K0 = self.K0 if self._scale is None else self.K0 / np.outer(self._scale, self._scale)
+        self._oracle_K0 = scaled if self.K0 is K0 else self.K0  # the Mercer penalty clips (and has no scale)
         self.oracle = penalty.oracle(self._oracle_K0, oracle)
         self._cached_alpha: np.ndarray | None = None
         self._cached_point: ProxyPoint | None = None
@@ -89,14 +95,13 @@ class IndefiniteProblem:
             array.setflags(write=False)
         self._frozen = True
 
-    def _check_scale(self, K0: np.ndarray) -> None:
-        """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`)."""
+    def _check_scale(self, oracle_K0: np.ndarray) -> None:
+        """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`) on
+        the oracle's kernel."""
         feasible, penalty = self.feasible, self.penalty
         box_norm = safe_norm(np.maximum(np.abs(feasible.lo), np.abs(feasible.hi)))
-        oracle_K0 = K0
         if self._scale is not None:
             box_norm *= float(np.max(self._scale))
-            oracle_K0 = K0 / np.outer(self._scale, self._scale)
         check_scale(oracle_K0, box_norm, self.rho, kernel=penalty.kernel_name,
                     box=self.machine.box_name + penalty.box_note, penalty=penalty.name)
 

@@ -58,7 +58,7 @@ class SVMProblem(IndefiniteProblem):
         machine = Hinge(y, C, class_weight, K0.shape[0])
         penalty = make_penalty(K0.shape[0])
         self.y, self.classes, self.C = machine.y, machine.classes, machine.C
-        IndefiniteProblem.__init__(self, K0, machine, penalty, oracle=oracle)
+        self._compose_checked(K0, machine, penalty, oracle)
 
     def to_labels(self, signs) -> np.ndarray:
         """Map ±1 (or any signed scores) back to the original labels: ``> 0`` is ``classes[1]``."""

@@ -38,4 +38,4 @@ class SVRProblem(IndefiniteProblem):
         K0 = check_kernel(K0, symmetrize=symmetrize)
         machine = EpsilonInsensitive(y, C, epsilon, K0.shape[0])
         self.y, self.C, self.epsilon = machine.y, machine.C, machine.epsilon
-        super().__init__(K0, machine, Frobenius(rho), oracle=oracle)
+        self._compose_checked(K0, machine, Frobenius(rho), oracle)
