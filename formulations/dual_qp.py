@@ -15,14 +15,15 @@ def _qp(machine: Machine, K) -> Formulation:
     return Formulation(cp.Problem(objective, machine.constraints), {"alpha": machine.alpha}, machine.parameters)
 
 
-def dual_qp(K, y, C) -> Formulation:
-    """``ω_C(K) = max_{α ∈ A} eᵀα - ½(Yα)ᵀK(Yα)`` for a PSD K (``eq:gen_perf_meas``).
+def dual_qp(K, y, C, loss: str = "hinge") -> Formulation:
+    """``ω_C(K) = max_{α ∈ A} eᵀα - ½(Yα)ᵀK(Yα)`` for a PSD K (``eq:gen_perf_meas``); with
+    ``loss="squared_hinge"`` the L2 SVM's ``max_{yᵀα = 0, α >= 0} eᵀα - ¼Σα_i²/C_i - ½(Yα)ᵀK(Yα)``.
 
     K enters through its factor ``L`` (``K = LLᵀ``, positive eigenpairs only), so the model stays
-    valid when K is singular. Variable ``alpha``; parameter ``C``. This is also the dual QP of
-    PerturbSVM for a fixed kernel.
+    valid when K is singular. Variable ``alpha``; parameter ``C`` (``D = 1/(2C)`` for the squared
+    hinge). This is also the dual QP of PerturbSVM for a fixed kernel.
     """
-    return _qp(machines.svm(_vector(y, len(K), "y"), C), K)
+    return _qp(machines.binary(_vector(y, len(K), "y"), C, loss), K)
 
 
 def svr_dual_qp(K, y, C, epsilon) -> Formulation:

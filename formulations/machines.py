@@ -1,7 +1,8 @@
 """The three kernel machines of the paper in one shape, shared by every factory.
 
-Each machine is a dual QP ``max_{α} cᵀα - ε‖α‖₁ - ½uᵀKu`` with ``u = d∘α`` (``d = y`` for the
-SVM, ``d = e`` for SVR and one-class) over ``{aᵀα = b, lo_coef∘α >= lo_rhs, hi_coef∘α <= hi_rhs}``.
+Each machine is a dual QP ``max_{α} cᵀα - ε‖α‖₁ - ½Σ D_iα_i² - ½uᵀKu`` with ``u = d∘α`` (``d = y``
+for the SVM, ``d = e`` for SVR and one-class; D only for the squared-hinge SVM) over
+``{aᵀα = b, lo_coef∘α >= lo_rhs, hi_coef∘α <= hi_rhs}`` (no upper bound for the squared hinge).
 Writing the bounds with a coefficient keeps every model DPP: the one-class box
 ``α <= 1/(νn)`` becomes ``νn α <= 1``, linear in the parameter ν.
 """
@@ -28,6 +29,7 @@ class Machine:
     hi_coef: object
     hi_rhs: object
     epsilon: cp.Parameter | None = None
+    curvature: cp.Parameter | None = None
     parameters: dict = field(default_factory=dict)
 
     @property
@@ -36,15 +38,20 @@ class Machine:
 
     @property
     def linear(self) -> cp.Expression:
-        """``ℓ(α) = cᵀα - ε‖α‖₁``."""
+        """``ℓ(α) = cᵀα - ε‖α‖₁ - ½Σ D_iα_i²``."""
         value = self.c @ self.alpha
-        return value if self.epsilon is None else value - self.epsilon * cp.norm1(self.alpha)
+        if self.epsilon is not None:
+            value = value - self.epsilon * cp.norm1(self.alpha)
+        if self.curvature is not None:
+            value = value - 0.5 * cp.sum(cp.multiply(self.curvature, cp.square(self.alpha)))
+        return value
 
     @property
     def constraints(self) -> list:
-        return [self.a @ self.alpha == self.b,
-                cp.multiply(self.lo_coef, self.alpha) >= self.lo_rhs,
-                cp.multiply(self.hi_coef, self.alpha) <= self.hi_rhs]
+        constraints = [self.a @ self.alpha == self.b, cp.multiply(self.lo_coef, self.alpha) >= self.lo_rhs]
+        if self.hi_coef is not None:
+            constraints.append(cp.multiply(self.hi_coef, self.alpha) <= self.hi_rhs)
+        return constraints
 
 
 def _vector_parameter(value, n: int, name: str) -> cp.Parameter:
@@ -82,6 +89,26 @@ def svm(y, C) -> Machine:
     C_param = _vector_parameter(C, n, "C")
     return Machine(cp.Variable(n, name="alpha"), d=y, c=np.ones(n), a=y, b=0.0, lo_coef=1.0, lo_rhs=0.0,
                    hi_coef=1.0, hi_rhs=C_param, parameters={"C": C_param})
+
+
+def squared_hinge_svm(y, C) -> Machine:
+    """Squared-hinge (L2) SVM: ``u = Yα``, ``ℓ = eᵀα - ¼Σα_i²/C_i``, ``yᵀα = 0``, ``α >= 0``. Its
+    parameter is ``D = 1/(2C)`` (DPP needs it linear), not C."""
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    C = np.broadcast_to(np.asarray(C, dtype=float), (n,))
+    D_param = _vector_parameter(1.0 / (2.0 * C), n, "D")
+    return Machine(cp.Variable(n, name="alpha"), d=y, c=np.ones(n), a=y, b=0.0, lo_coef=1.0, lo_rhs=0.0,
+                   hi_coef=None, hi_rhs=None, curvature=D_param, parameters={"D": D_param})
+
+
+def binary(y, C, loss: str) -> Machine:
+    """The binary SVM of ``loss`` (``"hinge"``: :func:`svm`, ``"squared_hinge"``: :func:`squared_hinge_svm`)."""
+    if loss == "hinge":
+        return svm(y, C)
+    if loss == "squared_hinge":
+        return squared_hinge_svm(y, C)
+    raise ValueError(f"loss must be 'hinge' or 'squared_hinge'; got {loss!r}")
 
 
 def svr(y, C, epsilon) -> Machine:

@@ -34,7 +34,7 @@ def _sdp(machine: Machine, K0: np.ndarray, rho) -> Formulation:
     return Formulation(problem, {"alpha": machine.alpha, "P": P}, {**machine.parameters, "rho": rho_param})
 
 
-def maxmin_sdp(K0, y, C, rho) -> Formulation:
+def maxmin_sdp(K0, y, C, rho, loss: str = "hinge") -> Formulation:
     """Binary SVM, ``eq:kern_learn`` in eigenvalue form (``eq:kern_learn_eig``) as an SDP.
 
     Its optimum is the paper's ``p*``; ``P`` at the optimum is the proxy kernel ``K*`` (``eq:kstar``).
@@ -44,13 +44,15 @@ def maxmin_sdp(K0, y, C, rho) -> Formulation:
     Parameters
     ----------
     K0 : (n, n) symmetric array; y : (n,) ±1; C : float or (n,); rho : float > 0.
+    loss : "hinge" (default) or "squared_hinge" (the L2 SVM: ``ℓ = eᵀα - ¼Σα_i²/C_i``, ``α >= 0``).
 
     Returns
     -------
-    Formulation with variables ``alpha`` (n,), ``P`` (n, n); parameters ``C`` (n,), ``rho``.
+    Formulation with variables ``alpha`` (n,), ``P`` (n, n); parameters ``C`` (n,) (``D = 1/(2C)``
+    for the squared hinge), ``rho``.
     """
     K0 = _square(K0, "K0")
-    return _sdp(machines.svm(_vector(y, K0.shape[0], "y"), C), K0, rho)
+    return _sdp(machines.binary(_vector(y, K0.shape[0], "y"), C, loss), K0, rho)
 
 
 def svr_maxmin_sdp(K0, y, C, rho, epsilon) -> Formulation:
@@ -71,7 +73,7 @@ def one_class_maxmin_sdp(K0, nu, rho) -> Formulation:
     return _sdp(machines.one_class(K0.shape[0], nu), K0, rho)
 
 
-def perturb_maxmin(K0, y, C, rho) -> Formulation:
+def perturb_maxmin(K0, y, C, rho, loss: str = "hinge") -> Formulation:
     """PerturbSVM (``eq:learn-mercer``) for a PSD ``K0``: maximize
     ``eᵀα - ½‖L0ᵀu‖² - ‖u‖⁴/(16ρ)`` with ``K0 = L0L0ᵀ``; no semidefinite variable at all.
 
@@ -79,11 +81,12 @@ def perturb_maxmin(K0, y, C, rho) -> Formulation:
     Its min-max primal and its dual QP are those of the binary SVM (:func:`minmax_primal`,
     :func:`dual_qp`) on the PSD ``K0``, since there ``K* = K0 + uuᵀ/(4ρ)`` is already PSD.
 
-    Variables ``alpha``; parameters ``C``, ``rho``. Raises ValueError if K0 is not PSD.
+    Variables ``alpha``; parameters ``C`` (``D`` for ``loss="squared_hinge"``), ``rho``. Raises
+    ValueError if K0 is not PSD.
     """
     K0 = _square(K0, "K0")
     L0 = psd_factor(K0, "K0")
-    machine = machines.svm(_vector(y, K0.shape[0], "y"), C)
+    machine = machines.binary(_vector(y, K0.shape[0], "y"), C, loss)
     rho_param = _rho_parameter(rho)
     t, w = cp.Variable(name="t"), cp.Variable(name="w")
     quartic = [t >= cp.sum_squares(machine.u),
@@ -93,7 +96,7 @@ def perturb_maxmin(K0, y, C, rho) -> Formulation:
     return Formulation(problem, {"alpha": machine.alpha}, {**machine.parameters, "rho": rho_param})
 
 
-def penalized_maxmin_sdp(K0, y, C, h) -> Formulation:
+def penalized_maxmin_sdp(K0, y, C, h, loss: str = "hinge") -> Formulation:
     """Binary SVM with componentwise penalties ``H = hhᵀ`` (``eq:kern_learn_pen``) as an SDP.
 
     With ``W = diag(h)``: ``Σ h_ih_j (K - K0)²_ij = ‖W^{1/2}(K - K0)W^{1/2}‖²_F``, so substituting
@@ -101,12 +104,12 @@ def penalized_maxmin_sdp(K0, y, C, h) -> Formulation:
     ``u = W^{-1/2}Yα``: its ``P`` is ``W^{1/2}K*W^{1/2}`` (``th:kstar_pen``). This derivation is
     checked against :func:`penalized_minmax_primal`, which takes the penalty as written.
 
-    Variables ``alpha``, ``P``; parameter ``C``.
+    Variables ``alpha``, ``P``; parameter ``C`` (``D`` for ``loss="squared_hinge"``).
     """
     K0 = _square(K0, "K0")
     n = K0.shape[0]
     root = np.sqrt(penalty_weights(h, n))
-    machine = machines.svm(_vector(y, n, "y"), C)
+    machine = machines.binary(_vector(y, n, "y"), C, loss)
     machine = dataclasses.replace(machine, d=machine.d / root)
     model = _sdp(machine, K0 * np.outer(root, root), 1.0)
     return Formulation(model.problem, model.variables, machine.parameters)

@@ -50,6 +50,7 @@ def _instances():
         yield cls(tol=1e-4)
         # a callable similarity: the indefinite sigmoid, or the Gaussian for PerturbSVM
         yield cls(tol=1e-4, kernel=rbf_kernel if cls is PerturbSVC else sigmoid_kernel)
+    yield IndefiniteSVC(tol=1e-4, loss="squared_hinge")  # a machine on an unbounded set
 
 
 #: On feature matrices (the callable-kernel instances) scikit-learn checks that a weight of 2 is

@@ -105,9 +105,9 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
             "the bounds hold only for feasible points: certify problem.project(alpha) instead"
         )
     point = problem._point(alpha)
-    linear = problem.machine.linear(alpha)
-    lower = linear + point.value
-    gradient = problem.machine.linear_gradient(alpha) - problem._u_adjoint(point.Ku)
+    dual_term = problem.machine.dual_term(alpha)
+    lower = dual_term + point.value
+    gradient = problem.machine.dual_term_gradient(alpha) - problem._u_adjoint(point.Ku)
     lower_error = problem.objective_roundoff(alpha) + _infeasibility_allowance(problem, alpha, gradient)
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
@@ -124,7 +124,7 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
             if refined[0] + refined[1] < upper + upper_error:
                 (upper, upper_error, offset), source = refined, bound
     uKu = float(point.u @ point.Ku)  # = βᵀK*β with β = dual_coef(α), in either space
-    scale = abs(linear) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
+    scale = abs(dual_term) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
     return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                        intercept=float(offset + problem.machine.offset_shift), source=source, scale=float(scale),
                        allowance=float(lower_error + upper_error), natural_gap_floor=float(gain),
@@ -147,7 +147,7 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
     max_scale = 1.0 if problem._scale is None else float(np.max(problem._scale))
     decision = Kv if problem._scale is None else problem._scale * Kv  # K*β in the original space
     loss, offset = problem.machine.primal_loss(decision)
-    loss_magnitude, weights = problem.machine.loss_magnitude(decision, offset)
+    loss_magnitude, weights = problem.machine.loss_magnitude(decision, offset, max_scale * Kv_error)
     uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)
     upper = point.value + 0.5 * uKu + 0.5 * vKv + loss
     allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))

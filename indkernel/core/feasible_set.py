@@ -1,10 +1,11 @@
 """The feasible set of every problem type: a box cut by one hyperplane,
 ``A = {x : aᵀx = b, lo <= x <= hi}`` (the SVM's ``{yᵀα = 0, 0 <= α <= C}``, the SVR's split
-variables, the one-class simplex); a machine says which (:mod:`indkernel.core.machines`)."""
+variables, the one-class simplex, the squared-hinge SVM's ``{yᵀα = 0, α >= 0}``, unbounded above);
+a machine says which (:mod:`indkernel.core.machines`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,16 +20,28 @@ class FeasibleSet:
 
     Attributes
     ----------
-    a : (dim,) array; b : float; lo, hi : (dim,) arrays (``hi`` may hold ``inf``: an unbounded set).
+    a : (dim,) array; b : float; lo : (dim,) finite array.
+    hi : (dim,) array; it may hold ``inf`` (an unbounded set: :attr:`is_bounded` is False).
+    reach : (dim,) finite array or None
+        The upper ends of a box ``lo <= x <= reach`` that holds every maximizer of the problems the
+        machine poses on A (a level-set bound; :class:`indkernel.core.machines.SquaredHinge`): the
+        scale of A where ``hi`` is infinite (overflow checks, step lengths, the start). None: ``hi``.
     """
 
     a: np.ndarray
     b: float
     lo: np.ndarray
     hi: np.ndarray
+    reach: np.ndarray = None  # type: ignore[assignment]  # None becomes hi in __post_init__
+    _anchor: np.ndarray = field(init=False, repr=False)  # a feasible point (the projection of an unbounded set)
 
     def __post_init__(self) -> None:
-        for array in (self.a, self.lo, self.hi):
+        reach = self.hi if self.reach is None else np.minimum(self.reach, self.hi)
+        if not np.all(np.isfinite(reach)):
+            raise ValueError("an unbounded feasible set needs finite reach: a box known to hold the maximizers")
+        object.__setattr__(self, "reach", reach)
+        object.__setattr__(self, "_anchor", project_box_hyperplane((self.lo + reach) / 2, self.a, self.b, self.lo, reach))
+        for array in (self.a, self.lo, self.hi, self.reach):
             array.setflags(write=False)
 
     @property
@@ -41,18 +54,38 @@ class FeasibleSet:
         """True if every bound is finite (ACCPM's localization set and a trust radius need it)."""
         return bool(np.all(np.isfinite(self.lo)) and np.all(np.isfinite(self.hi)))
 
+    @property
+    def extent(self) -> np.ndarray:
+        """The largest ``|x_i|`` over the box ``[lo, reach]`` that holds the maximizers."""
+        return np.maximum(np.abs(self.lo), np.abs(self.reach))
+
+    @property
+    def diameter(self) -> float:
+        """The diagonal of the box ``[lo, reach]`` (a bound on useful step lengths)."""
+        return float(np.linalg.norm(self.reach - self.lo))
+
     def project(self, x: np.ndarray) -> np.ndarray:
-        """The exact Euclidean projection of x onto A; O(n log n)."""
-        return project_box_hyperplane(x, self.a, self.b, self.lo, self.hi)
+        """The exact Euclidean projection of x onto A; O(n log n).
+
+        On an unbounded set the infinite bounds are replaced by ``max(x, lo) + 2‖x - p‖ + 1`` for a
+        feasible p (the projection of the box's middle onto ``[lo, reach]``): the projection moves
+        no coordinate farther than ``‖x - p‖``, so it lies inside that box, and the projection onto
+        the smaller set is the same point."""
+        hi = self.hi
+        if not self.is_bounded:
+            finite_end = np.maximum(x, self.lo) + 2 * safe_norm(x - self._anchor) + 1.0
+            hi = np.where(np.isfinite(hi), hi, finite_end)
+        return project_box_hyperplane(x, self.a, self.b, self.lo, hi)
 
     def start(self) -> np.ndarray:
-        """The projection of the box's midpoint onto A (``C/2`` for the SVM, where the paper's code
-        starts)."""
-        return self.project((self.lo + self.hi) / 2)
+        """The projection of the middle of ``[lo, reach]`` onto A (``C/2`` for the SVM, where the
+        paper's code starts)."""
+        return self._anchor.copy()
 
     def violation(self, x: np.ndarray) -> float:
-        """How far x is from A: the largest bound or equality violation, relative to the box."""
-        scale = max(1.0, float(np.max(np.abs(self.hi))), float(np.max(np.abs(self.lo))))
+        """How far x is from A: the largest bound or equality violation, relative to the box
+        ``[lo, reach]``."""
+        scale = max(1.0, float(np.max(self.extent)))
         bounds = max(float(np.max(self.lo - x)), float(np.max(x - self.hi)), 0.0)
         equality = abs(float(self.a @ x) - self.b) / np.sqrt(self.dim)
         return max(bounds, equality) / scale
@@ -70,6 +103,8 @@ class FeasibleSet:
         if np.all(lo == hi):
             return lo.astype(float)
         for end in (np.where(a > 0, hi, lo), np.where(a > 0, lo, hi)):  # the ends of aᵀx over the box
+            if not np.all(np.isfinite(end)):  # aᵀx is unbounded that way
+                continue
             # within the round-off of this sum (not of the box: with C = 1e8 beside C = 1e-8 the
             # ends miss b by 1e-7, a whole feasible set away)
             if abs(float(a @ end) - b) <= 4 * self.dim * UNIT_ROUNDOFF * (float(np.abs(a) @ np.abs(end)) + abs(b)):

@@ -68,19 +68,19 @@ class _Search:
         from .certificate import primal_bound  # the certificate imports this module
 
         self.problem, self.point, self._primal_bound = problem, point, primal_bound
-        self.linear_gradient = problem.machine.linear_gradient(np.zeros(problem.dim))  # ℓ is linear
-        self.q_alpha = problem.machine.linear(alpha) - 0.5 * float(point.u @ point.Ku)
+        self.machine = problem.machine
+        self.q_alpha = self.machine.dual_term(alpha) - 0.5 * float(point.u @ point.Ku)
         self.best_v, self.best, self.gain = point.u, free_bound, 0.0
         self.x, self.v, self.Kv = alpha, point.u, point.Ku
-        self.g = self.linear_gradient - problem._u_adjoint(point.Ku)
+        self.g = self.machine.dual_term_gradient(alpha) - problem._u_adjoint(point.Ku)
         self.L, self.curvature = problem.curvature_estimate(), 0.0
-        self.diagonal = float(np.linalg.norm(problem.feasible.hi - problem.feasible.lo)) or 1.0
+        self.diagonal = problem.feasible.diameter or 1.0
 
     def move_to(self, x: np.ndarray, v: np.ndarray, Kv: np.ndarray) -> None:
         """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
         self.x, self.v, self.Kv = x, v, Kv
-        self.g = self.linear_gradient - self.problem._u_adjoint(Kv)
-        self.gain = max(self.gain, self.problem.machine.linear(x) - 0.5 * float(v @ Kv) - self.q_alpha)
+        self.g = self.machine.dual_term_gradient(x) - self.problem._u_adjoint(Kv)
+        self.gain = max(self.gain, self.machine.dual_term(x) - 0.5 * float(v @ Kv) - self.q_alpha)
         self.score(v, Kv)
 
     def score(self, v: np.ndarray, Kv: np.ndarray) -> None:
@@ -92,15 +92,20 @@ class _Search:
             self.best_v, self.best = v, bound
 
     def step(self, d: np.ndarray) -> float:
-        """Move by d if q grows (exactly: ``gᵀd - ½(Ud)ᵀK(Ud)``); the growth (<= 0: not moved)."""
+        """Move by d if q grows (exactly: ``gᵀd - ½(Ud)ᵀK(Ud) - ½dᵀDd``); the growth (<= 0: not moved)."""
         w = self.problem._u(d)
         Kw = self.point.multiply(w)
-        change = float(self.g @ d) - 0.5 * float(w @ Kw)
+        dKd = float(w @ Kw) + self._quadratic(d)
+        change = float(self.g @ d) - 0.5 * dKd
         if change > 0.0:
             self.move_to(self.x + d, self.v + w, self.Kv + Kw)
             dd = float(d @ d)
-            self.curvature = float(w @ Kw) / dd if dd > 0 else 0.0
+            self.curvature = dKd / dd if dd > 0 else 0.0
         return change
+
+    def _quadratic(self, d: np.ndarray) -> float:
+        """``dᵀDd`` of ℓ's quadratic part (0 for a linear ℓ)."""
+        return 0.0 if self.machine.curvature is None else float(self.machine.curvature @ (d * d))
 
     def gradient_projection(self) -> bool:
         """``p_A(x + g/L)``, doubling L until q grows (it picks the face), the next L from the
@@ -128,11 +133,16 @@ class _Search:
         project = on_hyperplane(feasible.a[free])
         step_vector = np.zeros(problem.dim)
 
+        quadratic = None if self.machine.curvature is None else self.machine.curvature[free]
+
         def system(direction: np.ndarray):
             step_vector[free] = direction  # below the product's round-off the curvature is noise
             w = problem._u(step_vector)
             Kw = self.point.multiply(w)
-            return problem._u_adjoint(Kw)[free], point.product_error * float(w @ w), (w, Kw)
+            product = problem._u_adjoint(Kw)[free]
+            if quadratic is not None:
+                product = product + quadratic * direction
+            return product, point.product_error * float(w @ w), (w, Kw)
 
         residual = project(self.g[free])
         cg_target = CG_RESIDUAL * float(np.linalg.norm(residual))

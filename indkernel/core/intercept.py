@@ -70,6 +70,50 @@ def best_hinge_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray) -> 
     return hinge_loss(decision, y, C, b), b
 
 
+def squared_hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> float:
+    """``Σ C_i max(0, 1 - y_i (decision_i + b))²``, the squared-hinge (L2) SVM loss."""
+    return float(C @ np.maximum(0.0, 1.0 - y * (decision + b)) ** 2)
+
+
+def best_squared_hinge_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple[float, float]:
+    """Minimize :func:`squared_hinge_loss` over the intercept b; needs both classes.
+
+    Term i is ``C_i max(0, -y_i(b - t_i))²`` with ``t_i = y_i - decision_i``: F is convex and
+    piecewise quadratic, its slope ``2Σ_active C_i (b - t_i)`` nondecreasing. A binary search over
+    the sorted breakpoints (each probe an exact O(n) slope) finds the piece where the slope
+    crosses 0, and there ``b = Σ_active C_i t_i / Σ_active C_i``.
+
+    Returns ``(loss, b)``.
+    """
+    t = y - decision
+
+    def active(b: float) -> np.ndarray:
+        return -y * (b - t) > 0
+
+    def slope(b: float) -> float:
+        on = active(b)
+        return float(C[on] @ (b - t[on]))
+
+    ends = np.sort(t)
+    if slope(ends[0]) >= 0:
+        left, right, probe = -np.inf, ends[0], ends[0] - 1.0
+    elif slope(ends[-1]) <= 0:
+        left, right, probe = ends[-1], np.inf, ends[-1] + 1.0
+    else:
+        low, high = 0, ends.size - 1  # invariant: slope(ends[low]) < 0 < slope(ends[high])
+        while high - low > 1:
+            mid = (low + high) // 2
+            if slope(ends[mid]) <= 0:
+                low = mid
+            else:
+                high = mid
+        left, right = ends[low], ends[high]
+        probe = 0.5 * (left + right)
+    on = active(probe)  # the terms active on the piece
+    b = float(np.clip(C[on] @ t[on] / np.sum(C[on]), left, right))
+    return squared_hinge_loss(decision, y, C, b), b
+
+
 def epsilon_insensitive_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, epsilon: float, b: float) -> float:
     """``Σ C_i max(0, |y_i - decision_i - b| - ε)``, the SVR loss (``eq:gen_perf_meas_SVR``)."""
     return float(C @ np.maximum(0.0, np.abs(y - decision - b) - epsilon))

@@ -1,13 +1,16 @@
 """The machines: what a loss brings to ``eq:kern_learn``.
 
 Every problem is ``max_{x ∈ A} ℓ(x) + φ(u(x))`` (:mod:`indkernel.core.problem`); a machine supplies
-the feasible set A, the linear part ℓ, the linear map u of the rank-one update (and its adjoint),
+the feasible set A, its dual term ℓ (a linear part and, for the squared hinge, ``-½xᵀDx`` with D
+diagonal), the linear map u of the rank-one update (and its adjoint),
 and, for the certificate, its primal loss at the exactly optimal offset and libsvm's solution on a
 fixed PSD kernel (the independent cross-check). A new loss is one class here:
 
 - :class:`Hinge`: the binary SVM, ``ℓ = eᵀα``, ``u = Yα``, ``A = {yᵀα = 0, 0 <= α <= C}``;
 - :class:`EpsilonInsensitive`: the SVR (``eq:kern_learn_SVR``) on the split ``x = (α⁺, α⁻)``;
-- :class:`OneClass`: the one-class SVM (``eq:kern_learn_1class_SVM``).
+- :class:`OneClass`: the one-class SVM (``eq:kern_learn_1class_SVM``);
+- :class:`SquaredHinge`: the squared-hinge (L2) SVM, ``ℓ = eᵀα - ¼Σα_i²/C_i`` on
+  ``{yᵀα = 0, α >= 0}`` (unbounded above).
 """
 
 from __future__ import annotations
@@ -28,7 +31,13 @@ from .._validation import (
     per_sample_penalty,
 )
 from .feasible_set import FeasibleSet
-from .intercept import active_terms, best_hinge_intercept, best_one_class_offset, best_svr_intercept
+from .intercept import (
+    active_terms,
+    best_hinge_intercept,
+    best_one_class_offset,
+    best_squared_hinge_intercept,
+    best_svr_intercept,
+)
 
 
 class Machine(ABC):
@@ -38,6 +47,7 @@ class Machine(ABC):
     ----------
     n : int, the number of training points; dim : int, the number of variables x.
     feasible : :class:`indkernel.core.feasible_set.FeasibleSet`, the set A.
+    curvature : None, or the (dim,) diagonal of D >= 0 in ℓ's quadratic part ``-½xᵀDx`` (None: ℓ is linear).
     offset_shift : float, what the certificate's intercept adds to the internal offset.
     equation : str, the paper's label of the problem (for messages).
     box_name : str, what bounds the box (for messages).
@@ -46,6 +56,7 @@ class Machine(ABC):
     n: int
     dim: int
     feasible: FeasibleSet
+    curvature: np.ndarray | None = None
     offset_shift: float = 0.0
     equation: str = "eq:kern_learn"
     box_name: str = "C"
@@ -60,25 +71,46 @@ class Machine(ABC):
         """The adjoint of u: maps a gradient in u to a gradient in x."""
 
     def u_extent(self) -> np.ndarray:
-        """The largest ``|u_i|`` over the box (for a diagonal map ``u = d∘x``: ``|d|`` times the box)."""
-        return np.abs(self.u(np.maximum(np.abs(self.feasible.lo), np.abs(self.feasible.hi))))
+        """The largest ``|u_i|`` over the box that holds the maximizers (for a diagonal map
+        ``u = d∘x``: ``|d|`` times the box)."""
+        return np.abs(self.u(self.feasible.extent))
 
     @abstractmethod
     def linear(self, x: np.ndarray) -> float:
-        """The linear part ℓ(x) of the dual objective."""
+        """The linear part of the dual term ℓ(x)."""
 
     @abstractmethod
     def linear_gradient(self, x: np.ndarray) -> np.ndarray:
+        """The gradient of the linear part (constant)."""
+
+    def dual_term(self, x: np.ndarray) -> float:
+        """ℓ(x): the linear part and ``-½xᵀDx``."""
+        value = self.linear(x)
+        return value if self.curvature is None else value - 0.5 * float(self.curvature @ (x * x))
+
+    def dual_term_gradient(self, x: np.ndarray) -> np.ndarray:
         """∇ℓ(x)."""
+        gradient = self.linear_gradient(x)
+        return gradient if self.curvature is None else gradient - self.curvature * x
+
+    def dual_term_magnitude(self, x: np.ndarray) -> float:
+        """The sum of the absolute values of ℓ's terms at x (its round-off scale)."""
+        magnitude = float(np.abs(self.linear_gradient(x)) @ np.abs(x))
+        return magnitude if self.curvature is None else magnitude + 0.5 * float(self.curvature @ (x * x))
+
+    def start(self) -> np.ndarray:
+        """The solvers' default starting point in A (the middle of the box that holds the maximizers)."""
+        return self.feasible.start()
 
     @abstractmethod
     def primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
         """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
 
     @abstractmethod
-    def loss_magnitude(self, decision: np.ndarray, offset: float) -> tuple[float, np.ndarray]:
+    def loss_magnitude(self, decision: np.ndarray, offset: float, decision_error: float) -> tuple[float, np.ndarray]:
         """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
-        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (the round-off allowance)."""
+        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` for every ``|δ_i| <= decision_error``
+        (the round-off allowance)."""
 
     @abstractmethod
     def libsvm_beta(self, K: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
@@ -158,7 +190,7 @@ class Hinge(Machine):
     def primal_loss(self, decision):
         return best_hinge_intercept(decision, self.y, self.C)
 
-    def loss_magnitude(self, decision, offset):
+    def loss_magnitude(self, decision, offset, decision_error):
         margin = 1.0 - self.y * (decision + offset)
         return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
 
@@ -169,6 +201,47 @@ class Hinge(Machine):
 
     def from_dual_coef(self, beta):
         return self.y * beta  # β = Yα
+
+
+class SquaredHinge(Hinge):
+    """The squared-hinge (L2) SVM: its primal ``½βᵀKβ + Σ C_i max(0, 1 - y_i((Kβ)_i + b))²`` at
+    ``β = Yα``, its dual ``max eᵀα - ¼Σα_i²/C_i - ½(Yα)ᵀK(Yα)`` over ``A = {yᵀα = 0, α >= 0}``
+    (the hinge dual on ``K + diag(1/(2C))`` with no upper bound: ``D = diag(1/(2C))``).
+
+    A is unbounded, but every maximizer of ``ℓ(α) + φ(u(α))`` (any penalty, any fixed PSD kernel)
+    lies in the box ``α_i <= 2C_i + 2√(C_i ΣC)``: ``φ(u) <= φ(0)`` (the kernel at u = 0 is PSD), so
+    ``f(α) >= f(0)`` needs ``Σ_j (α_j - α_j²/(4C_j)) >= 0``, and each other term is at most ``C_j``.
+    That box (``feasible.reach``) scales the checks and steps; the start is the projection of C.
+    Parameters as :class:`Hinge`.
+    """
+
+    def __init__(self, y, C, class_weight, n: int):
+        self.n = self.dim = n
+        self.y, self.classes = check_binary_labels(y, n)
+        self.C = penalty_vector(C, self.y, self.classes, class_weight)
+        self.curvature = self.D = 1.0 / (2.0 * self.C)
+        reach = 2.0 * self.C + 2.0 * np.sqrt(self.C * np.sum(self.C))
+        self.feasible = FeasibleSet(self.y, 0.0, np.zeros(n), np.full(n, np.inf), reach)
+
+    def start(self):
+        return self.feasible.project(self.C.copy())
+
+    def primal_loss(self, decision):
+        return best_squared_hinge_intercept(decision, self.y, self.C)
+
+    def loss_magnitude(self, decision, offset, decision_error):
+        margin = 1.0 - self.y * (decision + offset)
+        scale, positive = 1.0 + np.abs(decision) + abs(offset), np.maximum(margin, 0.0)
+        terms = np.where(margin >= -1e-8 * scale, (positive + scale) ** 2, 0.0)  # see active_terms
+        # |(m + δ)₊² - m₊²| <= |δ|(2m₊ + |δ|)
+        return float(self.C @ terms), self.C * (2.0 * positive + decision_error)
+
+    def libsvm_beta(self, K, tol, max_iter):
+        # the hinge SVM on K + D with a box that never binds (the reach holds its maximizers too)
+        svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
+        augmented = K + np.diag(self.D)
+        capped = libsvm_fit(svc, max_iter, augmented, self.y, sample_weight=self.feasible.reach)
+        return _dense_beta(self.n, svc.support_, svc.dual_coef_[0]), capped
 
 
 class EpsilonInsensitive(Machine):
@@ -217,7 +290,7 @@ class EpsilonInsensitive(Machine):
     def primal_loss(self, decision):
         return best_svr_intercept(decision, self.target, self.C, self.epsilon)
 
-    def loss_magnitude(self, decision, offset):
+    def loss_magnitude(self, decision, offset, decision_error):
         magnitude = np.abs(self.target) + np.abs(decision) + abs(offset) + self.epsilon
         margin = np.abs(self.target - decision - offset) - self.epsilon
         return float(self.C @ active_terms(margin, magnitude)), self.C
@@ -260,7 +333,7 @@ class OneClass(Machine):
     def primal_loss(self, decision):
         return best_one_class_offset(decision, self.bound)
 
-    def loss_magnitude(self, decision, offset):
+    def loss_magnitude(self, decision, offset, decision_error):
         weights = np.full(self.n, self.bound)
         return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
 

@@ -2,7 +2,7 @@
 
 Each problem is ``max_{α ∈ A} f(α)`` with ``f(α) = ℓ(α) + φ(u(α))``: the machine
 (:mod:`indkernel.core.machines`) gives the feasible set ``A`` (a box cut by one hyperplane,
-:mod:`indkernel.core.feasible_set`), the linear part ℓ (``eᵀα`` for the SVM), the linear map u
+:mod:`indkernel.core.feasible_set`), the dual term ℓ (``eᵀα`` for the SVM), the linear map u
 (``Yα`` for the SVM) and the loss of its primal; the penalty (:mod:`indkernel.core.penalties`) gives
 the closed-form inner minimization φ over the kernel through the oracle
 (:mod:`indkernel.core.proxy`). The objective, gradient, proxy kernel and the certificate
@@ -99,7 +99,7 @@ class IndefiniteProblem:
         """Refuse a problem whose objective overflows (:func:`indkernel._validation.check_scale`) on
         the oracle's kernel."""
         feasible, penalty = self.feasible, self.penalty
-        box_norm = safe_norm(np.maximum(np.abs(feasible.lo), np.abs(feasible.hi)))
+        box_norm = safe_norm(feasible.extent)
         if self._scale is not None:
             box_norm *= float(np.max(self._scale))
         check_scale(oracle_K0, box_norm, self.rho, kernel=penalty.kernel_name,
@@ -132,11 +132,11 @@ class IndefiniteProblem:
         extent = self.machine.u_extent()
         return extent if self._scale is None else self._scale * extent
 
-    def _linear(self, alpha: np.ndarray) -> float:
-        return self.machine.linear(alpha)
+    def _dual_term(self, alpha: np.ndarray) -> float:
+        return self.machine.dual_term(alpha)
 
-    def _linear_gradient(self, alpha: np.ndarray) -> np.ndarray:
-        return self.machine.linear_gradient(alpha)
+    def _dual_term_gradient(self, alpha: np.ndarray) -> np.ndarray:
+        return self.machine.dual_term_gradient(alpha)
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
         """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables (onto A)."""
@@ -183,6 +183,8 @@ class IndefiniteProblem:
         curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
         if self._scale is not None:
             curvature *= float(np.max(self._scale)) ** 2
+        if self.machine.curvature is not None:  # ℓ's -½xᵀDx
+            curvature += float(np.max(self.machine.curvature))
         return curvature + np.finfo(float).tiny
 
     # ----- the objective and its gradient ----------------------------------------------
@@ -221,29 +223,33 @@ class IndefiniteProblem:
         K0 = self._oracle_K0
         if self.rho == np.inf:
             lam, V = scipy.linalg.eigh(K0)
-            return float(self._linear(alpha) - 0.5 * np.maximum(lam, 0.0) @ (u @ V) ** 2)
+            return float(self._dual_term(alpha) - 0.5 * np.maximum(lam, 0.0) @ (u @ V) ** 2)
         lam, V = scipy.linalg.eigh(K0 + np.outer(u, u) / (4 * self.rho))
         lam_plus = np.maximum(lam, 0.0)
         if form == "eigenvalue":
             K0_diag = np.sum(V * (K0 @ V), axis=0)  # v_iᵀ K0 v_i
-            return float(self._linear(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
+            return float(self._dual_term(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
                          - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(K0 * K0))
         K_star = (V * lam_plus) @ V.T
-        return float(self._linear(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
+        return float(self._dual_term(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
 
     # The solvers' loops call the unchecked forms below on points they made; the public methods
     # check their argument once and call them.
     def _objective(self, alpha: np.ndarray) -> float:
-        return self._linear(alpha) + self._point(alpha).value
+        return self._dual_term(alpha) + self._point(alpha).value
 
     def _gradient(self, alpha: np.ndarray) -> np.ndarray:
-        return self._linear_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+        return self._dual_term_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
 
     def _hessian(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
         curvature = self._point(alpha).curvature()
 
+        quadratic = self.machine.curvature
+
         def matvec(v: np.ndarray) -> np.ndarray:
-            return -self._u_adjoint(curvature(self._u(np.ravel(v))))
+            v = np.ravel(v)
+            product = -self._u_adjoint(curvature(self._u(v)))
+            return product if quadratic is None else product - quadratic * v
 
         return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
 
@@ -252,7 +258,7 @@ class IndefiniteProblem:
         allowance and ``γ = ROUNDOFF_FACTOR·dim·u`` times the magnitude of the sums. The constant
         ``ρ‖(K0)_-‖²_F`` inside f limits it: differences of f below this are noise."""
         point = self._point(alpha)
-        magnitude = float(np.abs(self._linear_gradient(alpha)) @ np.abs(alpha)) + abs(point.value) + point.value_error
+        magnitude = self.machine.dual_term_magnitude(alpha) + abs(point.value) + point.value_error
         return ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * 2 * magnitude + point.value_error
 
     def objective_noise(self, alpha) -> float:
@@ -265,7 +271,7 @@ class IndefiniteProblem:
         the last iterations, so a search allowing it accepts steps that lose."""
         point = self._point(alpha)
         uu = float(point.u @ point.u)
-        magnitude = (float(np.abs(self._linear_gradient(alpha)) @ np.abs(alpha)) + abs(point.value)
+        magnitude = (self.machine.dual_term_magnitude(alpha) + abs(point.value)
                      + point.uK0u_magnitude + uu * (uu / (8 * self.rho)))
         return ROUNDOFF_FACTOR * np.sqrt(self.dim) * UNIT_ROUNDOFF * magnitude
 
@@ -305,7 +311,7 @@ class IndefiniteProblem:
         lam_plus, projections = np.maximum(lam, 0.0), u @ V
         K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
         K_star_u = V @ (lam_plus * projections)
-        gradient = self._linear_gradient(alpha) - self._u_adjoint(K_star_u)
+        gradient = self._dual_term_gradient(alpha) - self._u_adjoint(K_star_u)
         if sigma == 0:  # ρ = ∞: the eigenvalues do not move with α
             return gradient
         weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue
@@ -325,17 +331,18 @@ class IndefiniteProblem:
         return self.feasible.project(check_vector(x, self.dim, "x"))
 
     def rescaled(self, alpha, upper) -> np.ndarray:
-        """A point of the same kind of set with upper bounds ``upper`` (another C or ν), scaled
-        coordinate by coordinate by the ratio of this box's upper bounds to those and projected onto
+        """A point of the same kind of set with upper bounds ``upper`` (another C or ν; the
+        ``feasible.reach`` of its problem), scaled coordinate by coordinate by the ratio of this
+        set's reach to those and projected onto
         ``A``: the warm start of a path of C and ρ (a coordinate whose old bound is 0 is scaled to 0)."""
-        hi = self.feasible.hi
+        hi = self.feasible.reach
         ratio = np.divide(hi, upper, out=np.zeros_like(hi, dtype=float), where=np.asarray(upper) > 0)
         return self.project(check_vector(alpha, self.dim, "alpha") * ratio)
 
     def initial_point(self) -> np.ndarray:
-        """The projection of the box's midpoint onto ``A`` (``C/2`` for the SVM, where the paper's
-        code starts)."""
-        return self.feasible.start()
+        """The machine's start: the projection of the box's midpoint onto ``A`` (``C/2`` for the
+        SVM, where the paper's code starts; C for the squared hinge, whose set is unbounded)."""
+        return self.machine.start()
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),

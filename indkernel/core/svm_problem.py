@@ -9,10 +9,13 @@ from typing import cast
 import numpy as np
 
 from .._validation import check_kernel
-from .machines import Hinge
+from .machines import Hinge, SquaredHinge
 from .penalties import Componentwise, Frobenius, Mercer, Penalty
 from .problem import IndefiniteProblem
 from .proxy import MercerProxy, Oracle
+
+#: The binary machines by the name of their loss (as scikit-learn's ``LinearSVC(loss=...)``).
+LOSSES: dict[str, type[Hinge]] = {"hinge": Hinge, "squared_hinge": SquaredHinge}
 
 
 class SVMProblem(IndefiniteProblem):
@@ -36,6 +39,9 @@ class SVMProblem(IndefiniteProblem):
         (C for the positive class, ``C * n_pos / n_neg`` for the negative one).
     symmetrize : bool, default False
         Accept a non-symmetric K0 and use ``(K0 + K0ᵀ)/2``.
+    loss : {"hinge", "squared_hinge"}, default "hinge"
+        The machine: the paper's SVM, or the squared-hinge (L2) SVM, whose dual adds
+        ``-¼Σα_i²/C_i`` and drops the upper bound α <= C (:class:`indkernel.core.machines.SquaredHinge`).
     oracle : str, default "rank-one"
         How the proxy kernel is computed (:mod:`indkernel.core.proxy`): ``"rank-one"`` updates the
         fixed eigendecomposition of K0 in O(n²) per point; ``"eigh"`` decomposes
@@ -48,14 +54,16 @@ class SVMProblem(IndefiniteProblem):
     >>> p.objective(alpha), p.gradient(alpha), p.certify(alpha).gap   # doctest: +SKIP
     """
 
-    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
+    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False, loss: str = "hinge",
                  oracle: str | Oracle = "rank-one"):
-        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Frobenius(rho), oracle)
+        self._compose(K0, y, C, class_weight, symmetrize, loss, lambda n: Frobenius(rho), oracle)
 
-    def _compose(self, K0, y, C, class_weight, symmetrize, make_penalty: Callable[[int], Penalty], oracle) -> None:
-        """Validate K0 and the labels, then compose the hinge machine with ``make_penalty(n)``."""
+    def _compose(self, K0, y, C, class_weight, symmetrize, loss, make_penalty: Callable[[int], Penalty], oracle) -> None:
+        """Validate K0, the loss and the labels, then compose the machine with ``make_penalty(n)``."""
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {sorted(LOSSES)} (the SVM's hinge or its square); got {loss!r}")
         K0 = check_kernel(K0, symmetrize=symmetrize)
-        machine = Hinge(y, C, class_weight, K0.shape[0])
+        machine = LOSSES[loss](y, C, class_weight, K0.shape[0])
         penalty = make_penalty(K0.shape[0])
         self.y, self.classes, self.C = machine.y, machine.classes, machine.C
         self._compose_checked(K0, machine, penalty, oracle)
@@ -84,9 +92,9 @@ class PerturbSVMProblem(SVMProblem):
         If K0 is indefinite beyond round-off (use :class:`SVMProblem`).
     """
 
-    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False,
+    def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False, loss: str = "hinge",
                  oracle: MercerProxy | None = None):
-        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Mercer(rho, oracle), None)
+        self._compose(K0, y, C, class_weight, symmetrize, loss, lambda n: Mercer(rho, oracle), None)
 
 
 class ComponentwiseSVMProblem(SVMProblem):
@@ -105,12 +113,12 @@ class ComponentwiseSVMProblem(SVMProblem):
     K0, y, C : as :class:`SVMProblem`.
     h : (n,) array_like of positive numbers
         The penalty weight of each training point; ``(K_ij - K0_ij)²`` is weighed by ``h_ih_j``.
-    class_weight, symmetrize, oracle : as :class:`SVMProblem`.
+    class_weight, symmetrize, loss, oracle : as :class:`SVMProblem`.
     """
 
-    def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False,
+    def __init__(self, K0, y, C=1.0, h=None, *, class_weight=None, symmetrize: bool = False, loss: str = "hinge",
                  oracle: str | Oracle = "rank-one"):
-        self._compose(K0, y, C, class_weight, symmetrize, lambda n: Componentwise(h, n), oracle)
+        self._compose(K0, y, C, class_weight, symmetrize, loss, lambda n: Componentwise(h, n), oracle)
 
     @property
     def h(self) -> np.ndarray:

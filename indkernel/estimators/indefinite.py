@@ -66,7 +66,7 @@ from ..core.proxy import (
     make_oracle,
     psd_part,
 )
-from ..core.svm_problem import PerturbSVMProblem, SVMProblem
+from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
 from ..core.svr_problem import SVRProblem
 from ..core.threads import blas_thread_count
 from ..solvers.registry import METHODS, method_options, solve
@@ -193,7 +193,7 @@ class _IndefiniteKernelMachine(BaseEstimator):
         self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
         self.status_ = each("status")
         self._task_rows = [task.rows for task in tasks]
-        self._warm_state = [(task.rows, problem.feasible.hi, result.alpha)
+        self._warm_state = [(task.rows, problem.feasible.reach, result.alpha)
                             for problem, task, result in zip(problems, tasks, results, strict=True)]
 
     def _warm_starts(self, problems: list, tasks: list[multiclass.BinaryTask]) -> list:
@@ -358,6 +358,9 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         ``indkernel.kernels.simpson``).
     class_weight : None, "balanced" or dict
         As :class:`indkernel.SVMProblem` (``"balanced"`` as the authors' reference code).
+    loss : {"hinge", "squared_hinge"}, default "hinge"
+        As ``LinearSVC``: the paper's SVM, or the squared-hinge (L2) SVM, whose primal charges
+        ``C_i max(0, 1 - y_i f(x_i))²`` (its dual set is unbounded: method "accpm" refuses it).
     method : str, default "newton"
         Any method of :func:`indkernel.solve`.
     tol : float, default 1e-6
@@ -419,18 +422,20 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
         **_IndefiniteKernelMachine._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "loss": [StrOptions(set(LOSSES))],
         "multi_class": [StrOptions(set(multiclass.STRATEGIES))],
         "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
         "break_ties": ["boolean"],
     }
 
-    def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", class_weight=None, method="newton", tol=1e-6,
-                 absolute=False, max_iter=None, test_kernel="consistent", multi_class="ovo",
+    def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", class_weight=None, loss="hinge", method="newton",
+                 tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", multi_class="ovo",
                  decision_function_shape="ovr", break_ties=False, verbose=0, warm_start=False):
         self.C = C
         self.rho = rho
         self.kernel = kernel
         self.class_weight = class_weight
+        self.loss = loss
         self.method = method
         self.tol = tol
         self.absolute = absolute
@@ -473,7 +478,8 @@ class IndefiniteSVC(ClassifierMixin, _IndefiniteKernelMachine):
 
     def _problem(self, K0, y, C, class_weight, oracle):
         """The binary problem of one task; ``oracle``: the one shared by every task on all of K0, or None."""
-        return SVMProblem(K0, y, C, self.rho, class_weight=class_weight, oracle="rank-one" if oracle is None else oracle)
+        return SVMProblem(K0, y, C, self.rho, class_weight=class_weight, loss=self.loss,
+                          oracle="rank-one" if oracle is None else oracle)
 
     def _shared_oracle(self, K0):
         """The oracle of K0 that every one-vs-rest problem uses (its eigendecomposition is computed
@@ -511,7 +517,7 @@ class PerturbSVC(IndefiniteSVC):
     """
 
     def _problem(self, K0, y, C, class_weight, oracle):
-        return PerturbSVMProblem(K0, y, C, self.rho, class_weight=class_weight, oracle=oracle)
+        return PerturbSVMProblem(K0, y, C, self.rho, class_weight=class_weight, loss=self.loss, oracle=oracle)
 
     def _shared_oracle(self, K0):
         """K0 checked (and clipped) once for every one-vs-rest problem (:func:`indkernel.core.proxy.psd_part`)."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import formulations
 
-from ..core.machines import EpsilonInsensitive, Hinge, OneClass
+from ..core.machines import EpsilonInsensitive, Hinge, OneClass, SquaredHinge
 from ..core.penalties import Componentwise, Frobenius, Mercer
 from ..core.problem import IndefiniteProblem
 
@@ -21,6 +21,10 @@ MAXMIN: dict[tuple[type, type], Callable] = {
     (EpsilonInsensitive, Frobenius): lambda p: formulations.svr_maxmin_sdp(
         p.K0, p.machine.target, p.machine.C, p.rho, p.machine.epsilon),
     (OneClass, Frobenius): lambda p: formulations.one_class_maxmin_sdp(p.K0, p.machine.nu, p.rho),
+    (SquaredHinge, Frobenius): lambda p: formulations.maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.rho, "squared_hinge"),
+    (SquaredHinge, Mercer): lambda p: formulations.perturb_maxmin(p.K0, p.machine.y, p.machine.C, p.rho, "squared_hinge"),
+    (SquaredHinge, Componentwise): lambda p: formulations.penalized_maxmin_sdp(
+        p.K0, p.machine.y, p.machine.C, p.penalty.h, "squared_hinge"),
 }
 #: The exchange method's master of each pair.
 SIQCLP: dict[tuple[type, type], Callable] = {

@@ -118,7 +118,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     curvature = problem.curvature_estimate()
     L_floor, shift = curvature * 1e-12, shift * curvature
     first_residual, previous = None, None
-    radius = float(np.linalg.norm(hi - lo))  # the trust radius of the Newton step: the box's diagonal
+    radius = problem.feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
     f_x = problem._objective(x)
     L = max(_curvature_along_gradient(problem, x), L_floor)
     for _ in run.iterations():
@@ -145,7 +145,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
         length = float(np.linalg.norm(direction))
         radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
         if radius == 0.0:  # no direction (no free variable): start the next one from the box again
-            radius = float(np.linalg.norm(hi - lo))
+            radius = problem.feasible.diameter
         if run.observe(x):
             return
         gaps.append(run.upper - run.lower)
