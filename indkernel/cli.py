@@ -424,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(both similarities: under an hour on 2 cores, peak 8 GB; --quick: 300/200 images)")
     tables.add_argument("--ablation", action="store_true",
                         help="instead: the Simpson rows with one choice changed at a time (test rule, ρ grid, "
-                             "binarization threshold, class weights), Indefinite SVM against denoise over --splits")
+                             "binarization threshold, class weights, loss), Indefinite SVM against denoise over --splits")
     tables.add_argument("--rules", action="store_true",
                         help="instead: Indefinite SVM's rules for new points (raw, consistent, transductive, and two "
                              "variants of the consistent map), each cross-validated with itself, against denoise "

@@ -30,15 +30,15 @@ def oracle(request):
 @pytest.fixture
 def solve_starts(monkeypatch) -> list:
     """Every ``alpha0`` the estimators pass to ``solve``, in order (None for the method's own start)."""
-    from indkernel.estimators import indefinite
+    from indkernel.estimators import base
 
-    starts, real = [], indefinite.solve
+    starts, real = [], base.solve
 
     def spy(problem, method, **options):
         starts.append(options.get("alpha0"))
         return real(problem, method, **options)
 
-    monkeypatch.setattr(indefinite, "solve", spy)
+    monkeypatch.setattr(base, "solve", spy)
     return starts
 
 

@@ -122,11 +122,11 @@ def test_fit_is_certified_and_the_intercept_is_that_of_the_certified_primal(digi
     K = simpson(X)
     C, rho = 2.0, 0.5
     model = IndefiniteSVC(C=C, rho=rho, tol=1e-9).fit(K, y)
-    assert model.status_ == "optimal" and model.gap_ <= 1e-9 * model.result_.scale
+    assert model.status_[0] == "optimal" and model.gap_[0] <= 1e-9 * model.result_[0].scale
     y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
     beta = np.zeros(len(y))
     beta[model.support_] = model.dual_coef_[0]
-    K_star, b = model.proxy_kernel_, model.intercept_[0]
+    K_star, b = model.proxy_kernel_[0], model.intercept_[0]
     decision = K_star @ beta + b
     primal = 0.5 * beta @ K_star @ beta + C * np.maximum(0, 1 - y_pm * decision).sum() + rho * np.sum((K_star - K) ** 2)
     assert model.lower_bound_ <= primal <= model.lower_bound_ + 1e-6 * abs(model.lower_bound_)
@@ -135,7 +135,7 @@ def test_fit_is_certified_and_the_intercept_is_that_of_the_certified_primal(digi
     assert free.sum() >= 3
     assert b == pytest.approx(np.mean(y_pm[free] - (K_star @ beta)[free]), abs=1e-4)
     problem = SVMProblem(K, y, C=C, rho=rho)
-    np.testing.assert_allclose(K_star, problem.proxy_kernel(model.result_.alpha), atol=1e-12)
+    np.testing.assert_allclose(K_star, problem.proxy_kernel(model.result_[0].alpha), atol=1e-12)
 
 
 def test_transductive_rule_matches_the_paper_heuristic(digits):
@@ -201,10 +201,10 @@ def test_proxy_kernel_describes_the_current_fit(digits):
     X, y, _, _ = digits
     K = simpson(X)
     model = IndefiniteSVC(C=1.0, rho=1.0, tol=1e-8)
-    first = model.fit(K, y).proxy_kernel_
-    second = model.set_params(rho=100.0).fit(K[:80, :80], y[:80]).proxy_kernel_
+    first = model.fit(K, y).proxy_kernel_[0]
+    second = model.set_params(rho=100.0).fit(K[:80, :80], y[:80]).proxy_kernel_[0]
     assert first.shape == (120, 120) and second.shape == (80, 80)
-    expected = SVMProblem(K[:80, :80], y[:80], C=1.0, rho=100.0, oracle="eigh").proxy_kernel(model.result_.alpha)
+    expected = SVMProblem(K[:80, :80], y[:80], C=1.0, rho=100.0, oracle="eigh").proxy_kernel(model.result_[0].alpha)
     np.testing.assert_allclose(second, expected, atol=1e-10 * np.abs(expected).max())
 
 
@@ -215,8 +215,8 @@ def test_fit_forms_the_proxy_kernel_only_on_request(digits):
     K = simpson(X)
     model = IndefiniteSVC(C=1.0, rho=1.0, test_kernel="transductive", kernel=simpson).fit(X, y)
     assert "proxy_kernel_" not in vars(model)
-    dense = SVMProblem(K, y, C=1.0, rho=1.0, oracle="eigh").proxy_kernel(model.result_.alpha)
-    np.testing.assert_allclose(model.proxy_kernel_, dense, atol=1e-10 * np.abs(dense).max())
+    dense = SVMProblem(K, y, C=1.0, rho=1.0, oracle="eigh").proxy_kernel(model.result_[0].alpha)
+    np.testing.assert_allclose(model.proxy_kernel_[0], dense, atol=1e-10 * np.abs(dense).max())
     assert model.predict(X_test).shape == (X_test.shape[0],)
 
 
@@ -294,6 +294,43 @@ def _dense_consistent_coef(K: np.ndarray, beta: np.ndarray, rho: float) -> np.nd
     return (vectors[:, values > 0] @ (vectors[:, values > 0].T @ beta))
 
 
+def test_fitted_attributes_have_one_type_per_class(digits):
+    """A classifier's bounds, status and iterations are arrays, one entry per binary problem, its
+    results and proxy kernels lists, with two classes as with three (as ``SVC``'s ``n_iter_``); a
+    regression's are scalars."""
+    X, y, _, _ = digits
+    K = simpson(X)
+    three = np.where(np.arange(len(y)) % 3 == 0, 7, y)
+    for labels, problems in ((y, 1), (three, 3)):
+        model = IndefiniteSVC(tol=1e-4).fit(K, labels)
+        for name in ("lower_bound_", "upper_bound_", "gap_", "status_", "n_iter_"):
+            value = getattr(model, name)
+            assert isinstance(value, np.ndarray) and value.shape == (problems,), name
+        assert isinstance(model.result_, list) and len(model.result_) == problems
+        assert isinstance(model.proxy_kernel_, list) and len(model.proxy_kernel_) == problems
+    regression = IndefiniteSVR(tol=1e-4).fit(K, X[:, 20])
+    assert all(isinstance(getattr(regression, name), float) for name in ("lower_bound_", "upper_bound_", "gap_"))
+    assert isinstance(regression.status_, str) and isinstance(regression.n_iter_, int)
+    assert isinstance(regression.proxy_kernel_, np.ndarray)
+
+
+def test_each_rule_computes_at_fit_only_what_it_needs(digits):
+    """The raw rule keeps no coefficients of its own; a consistent rule set after fit computes
+    them on first use, equal to those of a fit with that rule (and to the dense projection)."""
+    X, y, X_test, _ = digits
+    K, K_test, rho = simpson(X), simpson(X_test, X), 0.5
+    raw = IndefiniteSVC(rho=rho, tol=1e-8, test_kernel="raw").fit(K, y)
+    assert not hasattr(raw, "test_coef_")
+    consistent = IndefiniteSVC(rho=rho, tol=1e-8).fit(K, y)
+    later = raw.set_params(test_kernel="consistent").decision_function(K_test)
+    np.testing.assert_allclose(later, consistent.decision_function(K_test), atol=1e-9)
+    beta = np.zeros(len(K))
+    beta[raw.support_] = raw.dual_coef_[0]
+    flip = raw.set_params(test_kernel="consistent-flip").decision_function(K_test)
+    w = 2 * _dense_consistent_coef(K, beta, rho) - beta
+    np.testing.assert_allclose(flip, K_test @ w + raw.intercept_[0], atol=1e-9 * np.abs(K_test @ w).max())
+
+
 @pytest.mark.parametrize("cls", [IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM])
 def test_the_consistent_rule_is_the_dense_projection(cls, digits):
     """Test decisions ``k0(x)ᵀPβ + b`` against P formed by a full eigendecomposition of
@@ -311,7 +348,7 @@ def test_the_consistent_rule_is_the_dense_projection(cls, digits):
     b = model.intercept_[0]
     decision = model.predict(K_test) if cls is IndefiniteSVR else model.decision_function(K_test)
     np.testing.assert_allclose(decision, K_test @ w + b, atol=1e-9 * np.abs(K_test @ w).max())
-    fitted = model.proxy_kernel_ @ beta
+    fitted = (model.proxy_kernel_[0] if cls is IndefiniteSVC else model.proxy_kernel_) @ beta
     np.testing.assert_allclose(fitted, K @ w + (beta @ w) * beta / (4 * rho), atol=1e-9 * np.abs(fitted).max())
     assert np.abs(fitted - K @ w).max() > 1e-5 * np.abs(fitted).max()  # the rank-one term is far above the tolerance
 
@@ -348,8 +385,8 @@ def test_sample_weight_is_a_per_sample_C_and_a_zero_weight_removes_the_sample(di
     weights = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     model = IndefiniteSVC(C=2.0, rho=0.5, tol=1e-8).fit(K, y, sample_weight=weights)
     reference = SVMProblem(K, y, C=2.0 * weights, rho=0.5)
-    assert reference.certify(model.result_.alpha).upper >= model.lower_bound_
-    assert model.lower_bound_ == pytest.approx(reference.objective(model.result_.alpha), rel=1e-10)
+    assert reference.certify(model.result_[0].alpha).upper >= model.lower_bound_[0]
+    assert model.lower_bound_[0] == pytest.approx(reference.objective(model.result_[0].alpha), rel=1e-10)
     weights[:10] = 0.0
     kept = np.arange(10, len(y))
     zero = IndefiniteSVC(C=2.0, rho=0.5, tol=1e-8).fit(K, y, sample_weight=weights)
@@ -411,7 +448,7 @@ def test_warm_start_starts_from_the_previous_solution_scaled_into_the_new_box(cl
         first, second, ratio = {"C": 1.0, "rho": 1.0}, {"C": 10.0, "rho": 10.0}, 10.0
     starts = solve_starts
     model = cls(tol=1e-6, warm_start=True, **first).fit(K, target)
-    previous = model.result_.alpha
+    previous = (model.result_[0] if cls is IndefiniteSVC else model.result_).alpha
     warm = model.set_params(**second).fit(K, target)
     cold = cls(tol=1e-6, **second).fit(K, target)
     assert starts[0] is None and starts[2] is None
@@ -472,9 +509,9 @@ def test_fits_from_several_threads_leave_the_warnings_filters_as_found(monkeypat
     interleaving is forced; the estimator no longer touches the filters around a solve."""
     import threading
 
-    from indkernel.estimators import indefinite
+    from indkernel.estimators import base
 
-    real = indefinite.solve
+    real = base.solve
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
 
     def paced(*args, **kwargs):
@@ -490,7 +527,7 @@ def test_fits_from_several_threads_leave_the_warnings_filters_as_found(monkeypat
         first_out.wait(10)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(indefinite, "solve", paced)
+    monkeypatch.setattr(base, "solve", paced)
     K, y = random_indefinite(12, 1)
     before = list(warnings.filters)
     errors = []

@@ -26,10 +26,10 @@ from indkernel.kernels import simpson
 @pytest.fixture
 def problems(monkeypatch):
     """The binary problems of the next fits, as the estimator builds them (it keeps none)."""
-    from indkernel.estimators.indefinite import _IndefiniteKernelMachine
+    from indkernel.estimators.base import BaseIndefiniteMachine
 
-    captured, solve = [], _IndefiniteKernelMachine._solve
-    monkeypatch.setattr(_IndefiniteKernelMachine, "_solve",
+    captured, solve = [], BaseIndefiniteMachine._solve
+    monkeypatch.setattr(BaseIndefiniteMachine, "_solve",
                         lambda self, problems, tasks: captured.extend(problems) or solve(self, problems, tasks))
     return captured
 

@@ -188,6 +188,11 @@ class IndefiniteProblem:
         return curvature + np.finfo(float).tiny
 
     # ----- the objective and its gradient ----------------------------------------------
+    def point(self, alpha) -> ProxyPoint:
+        """The oracle at α: ``K*(α)`` in factored form (``Ku``, products ``multiply(v)``, the
+        consistent rule's projector ``project_positive``, ``kernel()``), in the oracle's space."""
+        return self._point(check_vector(alpha, self.dim, "alpha"))
+
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
         """The oracle at α; the last point is cached, so objective, gradient and certificate
         at the same α share one eigendecomposition."""

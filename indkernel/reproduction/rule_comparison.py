@@ -2,7 +2,7 @@
 sets, each cross-validated with the rule it is then tested with, against denoise (an experiment
 beyond the paper, behind the estimators' default ``test_kernel``).
 
-The rules (:mod:`indkernel.estimators`): ``raw`` (``k0(x)ᵀβ + b``), ``consistent``
+The rules (:mod:`indkernel.estimators.rules`): ``raw`` (``k0(x)ᵀβ + b``), ``consistent``
 (``k0(x)ᵀPβ + b``, P the projector onto the positive eigenspace of ``A = K0 + ββᵀ/(4ρ)`` at the
 solution) and ``transductive`` (the paper's heuristic, ``ss:interpretation``), and two variants of
 the consistent map, for the study only: ``consistent-K0`` (P from K0 alone, the map denoise applies
@@ -39,50 +39,30 @@ from .parts import read_part, write_part
 from .protocol import performance, select_and_test
 
 RULES = ("raw", "consistent", "transductive", "consistent-K0", "consistent-flip")
-#: The estimator's own rules (the variants are computed from its fitted attributes).
-ESTIMATOR_RULES = ("raw", "consistent", "transductive")
+#: The estimators' rules but the study's two variants.
+MAIN_RULES = ("raw", "consistent", "transductive")
 FOLDS = 5
 
 
-def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, rules=RULES,
-                     positive_space: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def rule_predictions(model, K: np.ndarray, train: np.ndarray, test: np.ndarray, rules=RULES) -> dict[str, np.ndarray]:
     """The labels ``model`` (fitted on ``K[train, train]``) predicts at the ``test`` points by each
-    of ``rules``; ``K`` is the similarity over all points. The variants need two classes;
-    ``positive_space`` (the eigenvectors of ``K[train, train]`` with positive eigenvalues, for
-    ``consistent-K0``) is computed here unless given (a fold's grid points share it)."""
+    of ``rules`` (:mod:`indkernel.estimators.rules`); ``K`` is the similarity over all points. The
+    model is left with its default rule."""
     cross, predictions = K[np.ix_(test, train)], {}
     for rule in rules:
-        if rule in ESTIMATOR_RULES:
-            rows = K[np.ix_(test, np.concatenate([train, test]))] if rule == "transductive" else cross
-            predictions[rule] = model.set_params(test_kernel=rule).predict(rows)
-            continue
-        beta = np.zeros(len(train))
-        beta[model.support_] = model.dual_coef_[0]
-        if rule == "consistent-flip":
-            w = 2 * model.test_coef_[0] - beta
-        else:
-            if positive_space is None:
-                positive_space = positive_eigenvectors(K[np.ix_(train, train)])
-            w = positive_space @ (positive_space.T @ beta)
-        predictions[rule] = model.classes_[(cross @ w + model.intercept_[0] > 0).astype(int)]
+        rows = K[np.ix_(test, np.concatenate([train, test]))] if rule == "transductive" else cross
+        predictions[rule] = model.set_params(test_kernel=rule).predict(rows)
     model.set_params(test_kernel="consistent")
     return predictions
-
-
-def positive_eigenvectors(K0: np.ndarray) -> np.ndarray:
-    """The orthonormal eigenvectors of K0 with positive eigenvalues (the range of the map P0)."""
-    values, vectors = np.linalg.eigh(K0)
-    return vectors[:, values > 0]
 
 
 def _fold_scores(estimator, points: list[dict], K: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
                  score: Callable, rules) -> np.ndarray:
     """(len(points), len(rules)): the score of every grid point by every rule on one fold."""
     scores = np.empty((len(points), len(rules)))
-    positive_space = positive_eigenvectors(K[np.ix_(train, train)]) if "consistent-K0" in rules else None
     for g, params in enumerate(points):
         model = clone(estimator).set_params(**params).fit(K[np.ix_(train, train)], y[train])
-        predictions = rule_predictions(model, K, train, test, rules, positive_space)
+        predictions = rule_predictions(model, K, train, test, rules)
         scores[g] = [score(y[test], predictions[rule]) for rule in rules]
     return scores
 

@@ -42,7 +42,7 @@ from ..estimators.indefinite import IndefiniteSVC
 from .measure import measure
 from .parts import read_part, write_part
 from .protocol import best_similarity
-from .rule_comparison import ESTIMATOR_RULES, cross_validate_rules
+from .rule_comparison import MAIN_RULES, cross_validate_rules
 
 SIMILARITIES = ("TD", "SS")
 #: Images in the standard training part (the rest of the 9298, 2007, are the test part).
@@ -129,7 +129,7 @@ def run(similarities=SIMILARITIES, *, quick: bool = False, n_train: int | None =
             warnings.simplefilter("ignore", ConvergenceWarning)
             if isinstance(estimator, IndefiniteSVC):
                 chosen = cross_validate_rules(estimator, grid, data.matrices[kind], data.y_train, select,
-                                              cv=model_selection.StratifiedKFold(3), score=accuracy_score, rules=ESTIMATOR_RULES,
+                                              cv=model_selection.StratifiedKFold(3), score=accuracy_score, rules=MAIN_RULES,
                                               n_jobs=n_jobs)
             else:
                 chosen = {"—": best_similarity(estimator, grid, data.matrices[kind], data.y_train, select, cv=3,

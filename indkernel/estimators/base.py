@@ -1,0 +1,266 @@
+"""The base of the Indefinite SVM estimators (as ``sklearn.svm._base``): the similarity (precomputed
+or a callable kernel), validation, the solve of each binary problem, the fitted attributes and the
+decisions by the rule for new points (:mod:`indkernel.estimators.rules`). The estimators
+themselves are in :mod:`indkernel.estimators.indefinite`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
+from tqdm.auto import tqdm
+
+from .._validation import check_memory, check_two_samples
+from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
+from ..solvers.registry import METHODS, method_options, solve
+from . import multiclass, progress
+from .rules import RULES, TestRule
+
+
+class BaseIndefiniteMachine(BaseEstimator):
+    """What the four estimators share: kernel handling, solving, fitted attributes, decisions by
+    the rule ``test_kernel`` (:mod:`indkernel.estimators.rules`).
+
+    ``_one_problem``: the estimator always solves one problem (regression, one-class), so its
+    bounds, status and iteration count are scalars; a classifier's are arrays, one entry per binary
+    problem, whatever the number of classes (as ``SVC``'s ``n_iter_``).
+    """
+
+    _one_problem = True
+
+    _proxy_kernels: list | None = None  # proxy_kernel_'s cache, reset by every fit
+
+    _parameter_constraints: dict = {
+        "rho": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],  # inf: K* = (K0)_+
+        "kernel": [StrOptions({"precomputed"}), callable],
+        "method": [StrOptions(set(METHODS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "absolute": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
+        "test_kernel": [StrOptions({*RULES, "inductive"}, deprecated={"inductive"})],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def __getstate__(self) -> dict:
+        """Pickle what prediction needs: the training similarity only for the transductive rule."""
+        state = dict(super().__getstate__())  # a copy: the live model keeps its attributes
+        if not self._rule().keeps_training_similarity:
+            state.pop("_K0", None)
+        state.pop("_proxy_kernels", None)
+        state.pop("_warm_state", None)
+        return state
+
+    def _rule(self) -> TestRule:
+        return RULES["raw" if self.test_kernel == "inductive" else self.test_kernel]
+
+    # ----- fitting ---------------------------------------------------------------------
+    def _train_similarity(self, X, y=None, sample_weight=None, *, requires_y: bool = True):
+        """Validate the training input; return ``(K0, y, weights)`` (weights: ``sample_weight``
+        as an (n,) array, ones by default) and remember what predict needs."""
+        if self.test_kernel == "inductive":
+            warnings.warn("test_kernel='inductive' is renamed 'raw' (the raw similarity rows); the default is now "
+                          "'consistent'", FutureWarning, stacklevel=3)
+        if not requires_y:
+            X = validate_data(self, X, dtype=np.float64)
+        elif y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not isinstance(self, ClassifierMixin))
+        check_two_samples(X.shape[0], type(self).__name__)
+        self._check_targets(y)
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if np.count_nonzero(weights) < 2:
+            raise ValueError(f"sample_weight must give at least two samples a positive weight (a weight of 0 leaves "
+                             f"the sample out); got {np.count_nonzero(weights)}")
+        check_memory(X.shape[0], f"{type(self).__name__} on n={X.shape[0]} training points")
+        self.shape_fit_ = (X.shape[0], X.shape[0])
+        self._fit_rho, self._proxy_kernels = self.rho, None
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
+                                 f"got shape {X.shape}")
+            self._K0 = _owned(X)
+            return self._K0, y, weights
+        self.X_fit_ = _owned(X)
+        return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)"), y, weights
+
+    def _similarity(self, X, Y, what: str) -> np.ndarray:
+        K = check_array(self.kernel(X, Y), dtype=np.float64, ensure_all_finite=True, input_name=what)
+        if K.shape != (X.shape[0], Y.shape[0]):
+            raise ValueError(f"{what} must return a ({X.shape[0]}, {Y.shape[0]}) similarity matrix; got {K.shape}")
+        return K
+
+    def _training_similarity(self) -> np.ndarray:
+        """K0 of the fit: kept (precomputed) or computed again from ``X_fit_`` (callable)."""
+        if self.kernel != "precomputed":
+            return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)")
+        if getattr(self, "_K0", None) is None:
+            raise AttributeError(f"this {type(self).__name__} was unpickled without its training similarity (a model "
+                                 "keeps it only with test_kernel='transductive'); refit it to form the proxy kernel or "
+                                 "to use the transductive rule")
+        return self._K0
+
+    def _solve(self, problems: list, tasks: list[multiclass.BinaryTask]) -> None:
+        """Solve each binary problem (one for a regression, one-class or two-class machine), and
+        set the fitted attributes from the certified solutions: one row of ``dual_coef_`` and one
+        entry of ``intercept_`` per problem, the rule's coefficients (``test_coef_``, for the
+        consistent rules), and the certified bounds, status and iteration count (``_one_problem``)."""
+        n = self.shape_fit_[0]
+        coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
+        rule = self._rule()
+        rule_coef: np.ndarray | None = None
+        oracles = [oracle for oracle in {id(p.oracle): p.oracle for p in problems}.values() if isinstance(oracle, EighProxy)]
+        if len(oracles) == 1:  # the one O(n³) step, shown (and cached) before the iterations
+            _decompose(oracles[0], "K0", bool(self.verbose), leave=True)
+        elif oracles:  # one per one-vs-one pair
+            with tqdm(total=len(oracles), desc="eigendecompositions", disable=not self.verbose, leave=False) as bar:
+                decompose_concurrently(oracles, lambda: bar.update(1))
+        starts = self._warm_starts(problems, tasks)
+        for k, (problem, task) in enumerate(tqdm(list(zip(problems, tasks, strict=True)), desc="binary problems",
+                                                 disable=not self.verbose or len(problems) == 1)):
+            result = self._solve_one(problem, task.name if len(problems) > 1 else None, starts[k])
+            coefficients[k, task.rows] = problem.dual_coef(result.alpha)
+            intercepts[k] = self._intercept(result.certificate.alpha_intercept)  # the offset for these coefficients
+            w = rule.coefficients(problem.oracle, problem.point(result.alpha))
+            if w is not None:
+                rule_coef = np.zeros((len(problems), n)) if rule_coef is None else rule_coef
+                rule_coef[k, task.rows] = w
+            results.append(result)
+        self.support_ = np.flatnonzero(np.any(coefficients != 0, axis=0))
+        self.dual_coef_ = coefficients[:, self.support_]
+        self.intercept_ = intercepts
+        self._coefficients: dict[str, np.ndarray] = {}
+        if rule_coef is not None:
+            self.test_coef_ = self._coefficients[rule.name] = rule_coef
+        elif hasattr(self, "test_coef_"):  # of an earlier fit with another rule
+            del self.test_coef_
+
+        def each(name: str):
+            values = np.array([getattr(r, name) for r in results])
+            return values[0].item() if self._one_problem else values
+
+        self.result_ = results[0] if self._one_problem else results
+        self.n_iter_ = each("iterations")
+        self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
+        self.status_ = each("status")
+        self._task_rows = [task.rows for task in tasks]
+        self._warm_state = [(task.rows, problem.feasible.reach, result.alpha)
+                            for problem, task, result in zip(problems, tasks, results, strict=True)]
+
+    def _warm_starts(self, problems: list, tasks: list[multiclass.BinaryTask]) -> list:
+        """With ``warm_start`` and a previous fit of the same problems (the same rows each, for a
+        method that takes a start), each problem's previous α scaled into its new box (each
+        coordinate by the ratio of the upper bounds: C, or 1/(νn)) and projected onto its
+        feasible set; else None (the method's own start, C/2)."""
+        previous = getattr(self, "_warm_state", None) if self.warm_start else None
+        if previous is None or len(previous) != len(problems) or "alpha0" not in method_options(self.method):
+            return [None] * len(problems)
+        return [problem.rescaled(alpha, upper) if np.array_equal(rows, task.rows) else None
+                for problem, task, (rows, upper, alpha) in zip(problems, tasks, previous, strict=True)]
+
+    def _solve_one(self, problem, name: str | None, start=None):
+        """solve (from ``start`` if given), its ConvergenceWarning naming the binary problem when
+        there are several (no warnings filter is touched: fits may run in several threads)."""
+        options = {} if start is None else {"alpha0": start}
+        return solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
+                     verbose=bool(self.verbose) and name is None, label=name, **options)
+
+    @property
+    def proxy_kernel_(self) -> np.ndarray | list:
+        """The learned kernel ``K*`` of the current fit (``eq:kstar``), an (n, n) array formed on
+        first request by a dense eigendecomposition (O(n³); ``fit`` itself never forms it). A
+        classifier's is a list, one kernel per binary problem (on its rows)."""
+        check_is_fitted(self)
+        kernels = self._proxy_kernels
+        if kernels is None:
+            K0, betas = self._training_similarity(), self._betas()
+            kernels = [self._kernel_oracle(_rows_of(K0, rows))(beta[rows], self._fit_rho).kernel()
+                       for rows, beta in zip(self._task_rows, betas, strict=True)]
+            self._proxy_kernels = kernels
+        return kernels[0] if self._one_problem else kernels
+
+    def _kernel_oracle(self, K0: np.ndarray):
+        """An oracle of the learned kernel on one problem's rows (for ``proxy_kernel_`` and a rule set
+        after ``fit``): the rank-one update of K0's spectrum, which the store of spectra keeps
+        (:mod:`indkernel.core.spectrum_cache`), so a grid's fits on one fold decompose K0 once."""
+        return RankOneProxy(K0)
+
+    def _betas(self) -> np.ndarray:
+        """(n_problems, n): each problem's β on all training points (0 off its support)."""
+        betas = np.zeros((len(self.dual_coef_), self.shape_fit_[0]))
+        betas[:, self.support_] = self.dual_coef_
+        return betas
+
+    def _check_targets(self, y) -> None:
+        """Reject targets this machine cannot fit (before any work on X)."""
+
+    @staticmethod
+    def _intercept(offset: float) -> float:
+        return offset
+
+    def _rule_coefficients(self, rule: TestRule) -> np.ndarray:
+        """(n_problems, n): the ``w`` of ``rule`` for each problem: computed at fit for the rule of
+        the fit, else now, from the training similarity (an eigendecomposition per problem)."""
+        if rule.name not in self._coefficients:
+            K0, w = self._training_similarity(), np.zeros((len(self._task_rows), self.shape_fit_[0]))
+            for k, (rows, beta) in enumerate(zip(self._task_rows, self._betas(), strict=True)):
+                oracle = self._kernel_oracle(_rows_of(K0, rows))
+                w[k, rows] = rule.coefficients(oracle, oracle(beta[rows], self._fit_rho))
+            self._coefficients[rule.name] = w
+        return self._coefficients[rule.name]
+
+    # ----- decisions -------------------------------------------------------------------
+    def _decisions(self, X) -> np.ndarray:
+        """(m, number of binary problems): each problem's decision at the test points, by the
+        rule ``test_kernel`` (:mod:`indkernel.estimators.rules`)."""
+        check_is_fitted(self)
+        rule, n = self._rule(), self.shape_fit_[0]
+        columns = self.support_ if rule.support_only else slice(None)
+        if self.kernel == "precomputed":
+            X = check_array(X, dtype=np.float64, input_name="X")
+            width = n + X.shape[0] if rule.needs_test_block else n
+            if X.shape[1] != width:
+                what = ("the test rows of the full (train + test) similarity matrix, shape (n_test, n_train + n_test)"
+                        if rule.needs_test_block else "the test×train similarity matrix, shape (n_test, n_train)")
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {width} features "
+                                 f"as input: with kernel='precomputed' and test_kernel={self.test_kernel!r}, pass {what}")
+            cross, among = X[:, :n][:, columns], X[:, n:]
+        else:
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            cross = self._similarity(X, self.X_fit_[columns], "kernel(X_test, X_train)")
+            among = self._similarity(X, X, "kernel(X_test, X_test)") if rule.needs_test_block else X[:, :0]
+        return rule.decide(self, cross, among)
+
+    def _single_decision(self, X) -> np.ndarray:
+        return self._decisions(X)[:, 0]
+
+
+def _owned(array: np.ndarray) -> np.ndarray:
+    """A read-only copy the fitted model owns: overwriting the caller's buffer after ``fit`` must
+    not change the model's predictions."""
+    array = np.array(array, dtype=np.float64, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+def _rows_of(K0: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The block of K0 on ``rows`` (K0 itself when they are all of its rows)."""
+    return K0 if rows.size == len(K0) else K0[np.ix_(rows, rows)]
+
+
+def _decompose(oracle: EighProxy, what: str, verbose: bool, leave: bool) -> None:
+    """Compute (and cache) the oracle's one eigendecomposition, shown as a progress line."""
+    size = len(oracle.K0)
+    with progress.step(f"eigendecomposition of {what} ({size}×{size})", verbose, leave=leave):
+        oracle.spectrum  # noqa: B018
