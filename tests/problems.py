@@ -11,6 +11,16 @@ import pytest
 import formulations
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
+from indkernel.solvers import METHODS
+
+#: The methods, read from the registry (a method added there is tested by every test over these):
+#: every one; the iterative ones (not the one conic solve of "sdp"); those without a conic model;
+#: and those that need nothing of a problem (no conic model, no bounded set, any ρ).
+ALL_METHODS = list(METHODS)
+ITERATIVE = [m for m, record in METHODS.items() if record.max_iter > 1]
+WITHOUT_MODEL = [m for m, record in METHODS.items() if record.model is None]
+UNRESTRICTED = [m for m, record in METHODS.items()
+                if record.model is None and not record.needs_bounded_set and not record.needs_finite_rho]
 
 #: Clarabel settings for "solved independently to high accuracy".
 TIGHT_SCS = dict(solver="SCS", eps_abs=1e-12, eps_rel=1e-12, max_iters=500_000)

@@ -9,7 +9,7 @@ import cvxpy
 import numpy as np
 import pytest
 import scipy.linalg
-from problems import TIGHT_CLARABEL
+from problems import ALL_METHODS, ITERATIVE, TIGHT_CLARABEL, UNRESTRICTED, WITHOUT_MODEL
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import (
@@ -147,7 +147,7 @@ def test_apg_stops_on_its_limits_inside_backtracking(monkeypatch):
     assert result.status == "numerical_error" and "NaN" in result.stop_reason
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm", "exchange"])
+@pytest.mark.parametrize("method", ITERATIVE)
 def test_every_method_ends_near_its_time_limit(method):
     """An unreachable tol: the run ends at time_limit, late by at most about one step (1 s of
     slack for a loaded machine; one step here takes milliseconds)."""
@@ -219,7 +219,7 @@ def test_huge_steps_and_starts_give_valid_runs():
             assert_brackets(result, p_star)
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm", "exchange", "sdp"])
+@pytest.mark.parametrize("method", ALL_METHODS)
 def test_one_class_with_nu_one_is_the_single_feasible_point(method):
     p = OneClassProblem(random_kernel(10), nu=1.0)
     result = solve(p, method)
@@ -283,7 +283,7 @@ def test_load_usps_names_a_bad_pair():
 
 
 @pytest.mark.parametrize("scale", [0.0, 1e-300, 1e-100, 1e-12])
-@pytest.mark.parametrize("method", ["newton", "apg", "pg"])
+@pytest.mark.parametrize("method", UNRESTRICTED)
 def test_svr_on_a_zero_or_vanishing_kernel_takes_finite_steps(scale, method):
     """With K0 = 0 the kernel's part of the curvature is zero, and the first step size came from
     ``u`` at the box's corner, which cancels for the SVR (α = α⁺ - α⁻ = C - C): an infinite step
@@ -348,7 +348,7 @@ def zero_point_value(problem) -> float:
     return problem.objective(np.zeros(problem.dim), form="eigenvalue")
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+@pytest.mark.parametrize("method", WITHOUT_MODEL)
 def test_penalties_16_orders_apart_give_a_tight_bracket(method):
     """C = 1e-8 on one class and 1e8 on the other: yᵀα = 0 keeps every feasible α below
     n₊·1e-8, so p* lies in [f(0), f(0) + 2n₊·1e-8] (f is concave and ∇f(0) = e). The ends of

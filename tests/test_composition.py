@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from problems import TIGHT_CLARABEL, random_indefinite
 
-from indkernel import METHODS, IndefiniteProblem, OneClassProblem, SVMProblem, SVRProblem, solve
+from indkernel import IndefiniteProblem, OneClassProblem, SVMProblem, SVRProblem, solve
 from indkernel.core import Componentwise, EpsilonInsensitive, Frobenius, Hinge, Mercer, OneClass
 from indkernel.solvers.registry import refusal
 
@@ -104,12 +104,6 @@ def test_a_pair_without_a_conic_model_is_refused_before_any_work():
     with pytest.raises(ValueError, match="has no max-min model"):
         solve(problem, "sdp")
     assert refusal(problem, "exchange", master="mkl") is None  # the MKL master needs only libsvm
-
-
-def test_every_method_has_one_record():
-    for name, record in METHODS.items():
-        assert callable(record.function) and record.max_iter > 0, name
-        assert record.check_bound in ("free", "refined", "tight"), name
 
 
 def test_bad_parts_are_named():

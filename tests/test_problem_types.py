@@ -6,7 +6,7 @@ eigendecomposition, finite differences, brute-force intercepts, and every solver
 
 import numpy as np
 import pytest
-from problems import TIGHT_CLARABEL, random_indefinite, random_psd
+from problems import ALL_METHODS, TIGHT_CLARABEL, random_indefinite, random_psd
 
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
@@ -187,7 +187,7 @@ def test_maxmin_and_minmax_models_agree(kind):
 #: method's 8-point cases (under a second each) stay in the fast loop, the others are slow.
 SIZES = [(8, 14), (16, 10), (25, 11)]
 SOLVER_CASES = [pytest.param(n, seed, method, marks=[pytest.mark.slow] if method == "exchange" and n > 8 else [])
-                for method in ["pg", "apg", "newton", "accpm", "exchange", "sdp"] for n, seed in SIZES
+                for method in ALL_METHODS for n, seed in SIZES
                 if not (method == "exchange" and n == 25)]
 
 

@@ -5,7 +5,7 @@ differences, the level-set bound), on an unbounded feasible set."""
 import cvxpy as cp
 import numpy as np
 import pytest
-from problems import TIGHT_CLARABEL, TIGHT_SCS, random_indefinite, random_psd
+from problems import TIGHT_CLARABEL, TIGHT_SCS, UNRESTRICTED, random_indefinite, random_psd
 from scipy.optimize import minimize_scalar
 
 import formulations
@@ -84,7 +84,7 @@ def test_gradient_and_hessian_against_finite_differences():
 
 
 @pytest.mark.parametrize("penalty", ["frobenius", "componentwise", "mercer"])
-@pytest.mark.parametrize("method", ["newton", "apg"])
+@pytest.mark.parametrize("method", UNRESTRICTED)
 def test_the_certified_bracket_holds_the_optimum_of_the_max_min_model(penalty, method):
     problem, model = problem_and_optimum(penalty)
     optimum = p_star(model)
@@ -153,6 +153,14 @@ def test_methods_that_need_a_bounded_set_or_a_missing_model_are_refused_with_a_s
     assert "no SIQCLP model" in refusal(problem, "exchange")
     with pytest.raises(ValueError, match="bounded feasible set"):
         solve(problem, "accpm")
+
+
+def test_the_exchange_method_with_the_mkl_master_solves_it():
+    """The MKL master needs only the machine on a fixed kernel (libsvm on ``K + D``), no conic model."""
+    problem, model = problem_and_optimum("frobenius", n=10)
+    result = solve(problem, "exchange", master="mkl", tol=1e-6)
+    assert result.status == "optimal"
+    assert result.lower - 1e-7 <= p_star(model) <= result.upper + 1e-7
 
 
 def test_the_estimator_decides_as_the_dual_qp_at_the_psd_limit():

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from problems import TIGHT_CLARABEL, digits_simpson, random_indefinite
+from problems import TIGHT_CLARABEL, WITHOUT_MODEL, digits_simpson, random_indefinite
 from sklearn.exceptions import ConvergenceWarning
 from test_problem_types import TYPES
 
@@ -135,7 +135,7 @@ def hinge_offset_loss(decision, y, C, b) -> float:
     return float(C @ np.maximum(0.0, 1.0 - y * (decision + b)))
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+@pytest.mark.parametrize("method", WITHOUT_MODEL)
 @pytest.mark.parametrize("max_iter", [1, 2, 3])
 def test_estimator_intercept_is_the_exact_offset_for_its_coefficients(method, max_iter):
     """Stopped early, the estimator's ``intercept_`` is still the best offset for its own
@@ -191,7 +191,7 @@ def test_the_libsvm_cross_check_says_when_it_stops_early():
     assert problem.upper_bound(alpha, beta) >= problem.certify(alpha).lower
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+@pytest.mark.parametrize("method", WITHOUT_MODEL)
 def test_optimal_never_hides_the_gap_in_the_constant(method):
     """At ρ = 1e14 the constant ρ‖(K0)₋‖² of f is 1e14 times the part that moves with α: a relative
     gap measured against it would call the start "optimal". "optimal" only where the certified gap
@@ -210,7 +210,7 @@ def test_optimal_never_hides_the_gap_in_the_constant(method):
     assert result.status != "optimal" or result.gap <= 1.01e-6 * moving, (result.status, result.gap, moving)
 
 
-@pytest.mark.parametrize("method", ["pg", "apg", "newton", "accpm"])
+@pytest.mark.parametrize("method", WITHOUT_MODEL)
 def test_an_svr_iterate_at_zero_is_not_called_optimal(method):
     """6 points, a PSD kernel of eigenvalues 1.7e4 to 1.7e6, targets within ±5000, C = 1e5: α = 0
     has f(α) = 0 and a zero α-dependent scale while p* is near 273 (cvxpy's max-min SDP), so a

@@ -51,6 +51,8 @@ class Method:
     needs_finite_rho : bool, its conic model has the kernel as a variable (ρ = ∞ fixes it).
     model : str or None, the cvxpy model it solves (:mod:`indkernel.solvers.models`), which the
         (machine, penalty) pair must have.
+    model_free_option : (name, value) or None, the option with which it solves no such model (the
+        exchange method's ``master="mkl"``, which needs only libsvm).
     """
 
     function: Callable[..., None]
@@ -60,6 +62,7 @@ class Method:
     needs_bounded_set: bool = False
     needs_finite_rho: bool = False
     model: str | None = None
+    model_free_option: tuple[str, object] | None = None
 
 
 #: The methods by name.
@@ -68,7 +71,8 @@ METHODS: dict[str, Method] = {
     "apg": Method(accelerated_gradient, 10_000, "refined"),
     "newton": Method(projected_newton, 10_000, "free"),  # its stall fallback (apg) may need apg's cap
     "accpm": Method(accpm, 2_000, "refined", one_oracle_thread=True, needs_bounded_set=True),
-    "exchange": Method(exchange, 1_000, "refined", one_oracle_thread=True, needs_finite_rho=True, model="SIQCLP"),
+    "exchange": Method(exchange, 1_000, "refined", one_oracle_thread=True, needs_finite_rho=True, model="SIQCLP",
+                       model_free_option=("master", "mkl")),
     "sdp": Method(direct_sdp, 1, "tight", one_oracle_thread=True, needs_finite_rho=True, model="max-min"),
 }
 
@@ -225,7 +229,8 @@ def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
     if record.needs_bounded_set and not problem.feasible.is_bounded:
         return (f"method {method!r} needs a bounded feasible set (its localization box) and this "
                 f"{type(problem.machine).__name__} machine's set is unbounded above; use 'newton', 'apg' or 'pg'")
-    conic = not (method == "exchange" and options.get("master") == "mkl")  # the MKL master needs only libsvm
+    free = record.model_free_option
+    conic = free is None or options.get(free[0]) != free[1]
     if record.model is not None and conic and (reason := model_refusal(problem, record.model)) is not None:
         return reason
     if method == "sdp":
