@@ -148,12 +148,12 @@ def test_estimator_intercept_is_the_exact_offset_for_its_coefficients(method, ma
     signs = np.where(y == model.classes_[1], 1.0, -1.0)
     beta = np.zeros(len(y))
     beta[model.support_] = model.dual_coef_[0]
-    decision = model.proxy_kernel_ @ beta
+    decision = model.proxy_kernel_[0] @ beta
     C = np.full(len(y), 10.0)
     breakpoints = signs - decision
     best = min(hinge_offset_loss(decision, signs, C, b) for b in breakpoints)
     assert hinge_offset_loss(decision, signs, C, model.intercept_[0]) <= best + 1e-9 * (1 + best)
-    assert model.result_.certificate is not None
+    assert model.result_[0].certificate is not None
 
 
 def test_a_run_stopped_short_ends_with_the_tight_certificate():

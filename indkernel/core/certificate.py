@@ -104,10 +104,10 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
             f"alpha is not in the feasible set A (violation {violation:.3g} relative to the box); "
             "the bounds hold only for feasible points: certify problem.project(alpha) instead"
         )
-    point = problem._point(alpha)
+    point = problem.point(alpha)
     dual_term = problem.machine.dual_term(alpha)
     lower = dual_term + point.value
-    gradient = problem.machine.dual_term_gradient(alpha) - problem._u_adjoint(point.Ku)
+    gradient = problem.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)
     lower_error = problem.objective_roundoff(alpha) + _infeasibility_allowance(problem, alpha, gradient)
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
@@ -144,8 +144,8 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
     """``(upper, allowance, offset)`` at the primal point v (the oracle's space) with the computed
     ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``."""
     gamma = ROUNDOFF_FACTOR * problem.dim * UNIT_ROUNDOFF
-    max_scale = 1.0 if problem._scale is None else float(np.max(problem._scale))
-    decision = Kv if problem._scale is None else problem._scale * Kv  # K*β in the original space
+    max_scale = 1.0 if problem.penalty.scale is None else float(np.max(problem.penalty.scale))
+    decision = Kv if problem.penalty.scale is None else problem.penalty.scale * Kv  # K*β in the original space
     loss, offset = problem.machine.primal_loss(decision)
     loss_magnitude, weights = problem.machine.loss_magnitude(decision, offset, max_scale * Kv_error)
     uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)

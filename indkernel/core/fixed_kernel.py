@@ -72,14 +72,14 @@ class _Search:
         self.q_alpha = self.machine.dual_term(alpha) - 0.5 * float(point.u @ point.Ku)
         self.best_v, self.best, self.gain = point.u, free_bound, 0.0
         self.x, self.v, self.Kv = alpha, point.u, point.Ku
-        self.g = self.machine.dual_term_gradient(alpha) - problem._u_adjoint(point.Ku)
+        self.g = self.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)
         self.L, self.curvature = problem.curvature_estimate(), 0.0
         self.diagonal = problem.feasible.diameter or 1.0
 
     def move_to(self, x: np.ndarray, v: np.ndarray, Kv: np.ndarray) -> None:
         """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
         self.x, self.v, self.Kv = x, v, Kv
-        self.g = self.machine.dual_term_gradient(x) - self.problem._u_adjoint(Kv)
+        self.g = self.machine.dual_term_gradient(x) - self.problem.oracle_u_adjoint(Kv)
         self.gain = max(self.gain, self.machine.dual_term(x) - 0.5 * float(v @ Kv) - self.q_alpha)
         self.score(v, Kv)
 
@@ -93,7 +93,7 @@ class _Search:
 
     def step(self, d: np.ndarray) -> float:
         """Move by d if q grows (exactly: ``gᵀd - ½(Ud)ᵀK(Ud) - ½dᵀDd``); the growth (<= 0: not moved)."""
-        w = self.problem._u(d)
+        w = self.problem.oracle_u(d)
         Kw = self.point.multiply(w)
         dKd = float(w @ Kw) + self._quadratic(d)
         change = float(self.g @ d) - 0.5 * dKd
@@ -137,9 +137,9 @@ class _Search:
 
         def system(direction: np.ndarray):
             step_vector[free] = direction  # below the product's round-off the curvature is noise
-            w = problem._u(step_vector)
+            w = problem.oracle_u(step_vector)
             Kw = self.point.multiply(w)
-            product = problem._u_adjoint(Kw)[free]
+            product = problem.oracle_u_adjoint(Kw)[free]
             if quadratic is not None:
                 product = product + quadratic * direction
             return product, point.product_error * float(w @ w), (w, Kw)
@@ -207,10 +207,10 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
                 beta, _ = problem.machine.libsvm_beta(K, tol, LIBSVM_CAP)
             except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
                 break
-            raw = beta if problem._scale is None else beta * problem._scale  # β in the oracle's space
+            raw = beta if problem.penalty.scale is None else beta * problem.penalty.scale  # β in the oracle's space
             search.score(raw, search.point.multiply(raw))
             x = problem.from_dual_coef(beta)  # onto A
-            v = problem._u(x)
+            v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
             polish()
             if tight():

@@ -117,17 +117,18 @@ class IndefiniteProblem:
                                  f"validated then); build a new {type(self).__name__} with the new {name}")
         super().__setattr__(name, value)
 
-    # ----- the machine's map u, in the oracle's space ------------------------------------
-    def _u(self, alpha: np.ndarray) -> np.ndarray:
+    # ----- the solvers' protocol: unchecked, on the (dim,) float arrays the solvers make ---
+    # (the public methods below check their argument once and call these)
+    def oracle_u(self, alpha: np.ndarray) -> np.ndarray:
         """The vector ``u(α)`` of the rank-one update in the oracle's space (``s∘β``)."""
         beta = self.machine.u(alpha)
         return beta if self._scale is None else self._scale * beta
 
-    def _u_adjoint(self, g: np.ndarray) -> np.ndarray:
-        """The adjoint of :meth:`_u`: maps a gradient in u to a gradient in α."""
+    def oracle_u_adjoint(self, g: np.ndarray) -> np.ndarray:
+        """The adjoint of :meth:`oracle_u`: maps a gradient in u to a gradient in α."""
         return self.machine.u_adjoint(g if self._scale is None else self._scale * g)
 
-    def _u_extent(self) -> np.ndarray:
+    def oracle_u_extent(self) -> np.ndarray:
         """The largest ``|u_i|`` over the box, in the oracle's space."""
         extent = self.machine.u_extent()
         return extent if self._scale is None else self._scale * extent
@@ -179,7 +180,7 @@ class IndefiniteProblem:
         """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
         oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the
         methods that use it correct it by backtracking."""
-        u = self._u_extent()
+        u = self.oracle_u_extent()
         curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
         if self._scale is not None:
             curvature *= float(np.max(self._scale)) ** 2
@@ -197,7 +198,7 @@ class IndefiniteProblem:
         """The oracle at α; the last point is cached, so objective, gradient and certificate
         at the same α share one eigendecomposition."""
         if self._cached_alpha is None or not np.array_equal(alpha, self._cached_alpha):
-            self._cached_point = self.oracle(self._u(alpha), self.rho)
+            self._cached_point = self.oracle(self.oracle_u(alpha), self.rho)
             self._cached_alpha = alpha.copy()
         assert self._cached_point is not None
         return self._cached_point
@@ -221,10 +222,10 @@ class IndefiniteProblem:
         """
         alpha = check_vector(alpha, self.dim, "alpha")
         if form == "negative-part":
-            return self._objective(alpha)
+            return self.objective_at(alpha)
         if form not in OBJECTIVE_FORMS:
             raise ValueError(f"form must be one of {OBJECTIVE_FORMS}; got {form!r}")
-        u = self._u(alpha)
+        u = self.oracle_u(alpha)
         K0 = self._oracle_K0
         if self.rho == np.inf:
             lam, V = scipy.linalg.eigh(K0)
@@ -238,22 +239,23 @@ class IndefiniteProblem:
         K_star = (V * lam_plus) @ V.T
         return float(self._dual_term(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
 
-    # The solvers' loops call the unchecked forms below on points they made; the public methods
-    # check their argument once and call them.
-    def _objective(self, alpha: np.ndarray) -> float:
+    def objective_at(self, alpha: np.ndarray) -> float:
+        """:meth:`objective` unchecked (the solvers' protocol)."""
         return self._dual_term(alpha) + self._point(alpha).value
 
-    def _gradient(self, alpha: np.ndarray) -> np.ndarray:
-        return self._dual_term_gradient(alpha) - self._u_adjoint(self._point(alpha).Ku)
+    def gradient_at(self, alpha: np.ndarray) -> np.ndarray:
+        """:meth:`gradient` unchecked (the solvers' protocol)."""
+        return self._dual_term_gradient(alpha) - self.oracle_u_adjoint(self._point(alpha).Ku)
 
-    def _hessian(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
+    def hessian_at(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
+        """:meth:`hessian` unchecked (the solvers' protocol)."""
         curvature = self._point(alpha).curvature()
 
         quadratic = self.machine.curvature
 
         def matvec(v: np.ndarray) -> np.ndarray:
             v = np.ravel(v)
-            product = -self._u_adjoint(curvature(self._u(v)))
+            product = -self.oracle_u_adjoint(curvature(self.oracle_u(v)))
             return product if quadratic is None else product - quadratic * v
 
         return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
@@ -282,7 +284,7 @@ class IndefiniteProblem:
 
     def gradient(self, alpha) -> np.ndarray:
         """The exact gradient ``∇f(α) = ∇ℓ(α) - uᵀ(K*(α) u)`` (Danskin; f is C¹, the docs' mathematics page)."""
-        return self._gradient(check_vector(alpha, self.dim, "alpha"))
+        return self.gradient_at(check_vector(alpha, self.dim, "alpha"))
 
     def hessian(self, alpha) -> scipy.sparse.linalg.LinearOperator:
         """``∇²f(α)`` as a (dim, dim) operator: ``v ↦ -Uᵀ J U v`` with U the map α ↦ u and
@@ -294,7 +296,7 @@ class IndefiniteProblem:
         piecewise smooth: where an eigenvalue of A is 0 this is one element of the generalized
         Hessian. Negative semidefinite (f is concave).
         """
-        return self._hessian(check_vector(alpha, self.dim, "alpha"))
+        return self.hessian_at(check_vector(alpha, self.dim, "alpha"))
 
     def smoothed_gradient(self, alpha, epsilon: float) -> np.ndarray:
         """The paper's gradient (section "Algorithms"): differentiate ``eq:kern_learn_eig`` term by
@@ -311,18 +313,18 @@ class IndefiniteProblem:
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0 (the smoothing width of max(0, λ)); got {epsilon!r}")
         sigma = 1 / (4 * self.rho)
-        u = self._u(alpha)
+        u = self.oracle_u(alpha)
         lam, V = scipy.linalg.eigh(self._oracle_K0 + sigma * np.outer(u, u))
         lam_plus, projections = np.maximum(lam, 0.0), u @ V
         K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
         K_star_u = V @ (lam_plus * projections)
-        gradient = self._dual_term_gradient(alpha) - self._u_adjoint(K_star_u)
+        gradient = self._dual_term_gradient(alpha) - self.oracle_u_adjoint(K_star_u)
         if sigma == 0:  # ρ = ∞: the eigenvalues do not move with α
             return gradient
         weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue
         coefficients = weights * (-0.5 * projections ** 2 + 2 * self.rho * lam_plus - 2 * self.rho * K0_diag)
         d_lambda_du = 2 * sigma * V * projections  # column i: ∂λ_i/∂u
-        return gradient + self._u_adjoint(d_lambda_du @ coefficients)
+        return gradient + self.oracle_u_adjoint(d_lambda_du @ coefficients)
 
     def proxy_kernel(self, alpha) -> np.ndarray:
         """The optimal PSD kernel ``K*(α) = (K0 + uuᵀ/(4ρ))_+`` (``eq:kstar``), an (n, n) array."""

@@ -35,9 +35,9 @@ def accelerated_gradient(problem, run: Run, *, lipschitz: float | None = None, a
     L_floor = problem.curvature_estimate() * 1e-12  # L → 0 would overflow the step y + ∇f/L
     if run.observe(x):
         return
-    y, momentum, f_x = x, 1.0, problem._objective(x)
+    y, momentum, f_x = x, 1.0, problem.objective_at(x)
     for _ in run.iterations():
-        f_y, g_y = problem._objective(y), problem._gradient(y)
+        f_y, g_y = problem.objective_at(y), problem.gradient_at(y)
         if not run.finite(np.append(g_y, f_y), "the objective or gradient"):
             return
         found = gradient_projection_step(problem, run, y, f_y, g_y, L)
@@ -70,7 +70,7 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
             return None
         x_new = problem.feasible.project(trial)
         step = x_new - y
-        f_new = problem._objective(x_new)
+        f_new = problem.objective_at(x_new)
         if not run.finite(f_new, "the objective"):
             return None
         gain = armijo * (g_y @ step) if armijo is not None else g_y @ step - 0.5 * L * (step @ step)

@@ -310,8 +310,8 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
         if run.observe(alpha, "free"):
             return
         # what the cut needs of this center, before a check moves the oracle to the best point
-        g = problem._gradient(alpha) * width  # the gradient in t
-        gain = run.lower - problem._objective(alpha) - problem.objective_roundoff(alpha)  # f_best - f(x_k), less round-off
+        g = problem.gradient_at(alpha) * width  # the gradient in t
+        gain = run.lower - problem.objective_at(alpha) - problem.objective_roundoff(alpha)  # f_best - f(x_k), less round-off
         check = k % check_every == 0
         if check:
             if run.alpha is not None and not np.array_equal(run.alpha, checked):  # the same point: the same bound

@@ -85,7 +85,7 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
         if solved is None:
             return
         t, alpha, multipliers = solved
-        own_gaps.append(t - problem._objective(alpha))
+        own_gaps.append(t - problem.objective_at(alpha))
         run.details["exchange_gap"] = own_gaps[-1]
         own_converged = own_gaps[-1] <= run.target()
         if run.observe(alpha):

@@ -103,14 +103,14 @@ class MKLMaster:
         row = self._cuts_at(alpha)
         self._alphas.append(alpha)
         self._U = np.column_stack([self._U, self.problem.dual_coef(alpha)])
-        self._linear = np.append(self._linear, self.problem._dual_term(alpha))
+        self._linear = np.append(self._linear, self.problem.machine.dual_term(alpha))
         self._Q = np.vstack([self._Q, row]) if self._Q.size else row[None, :]
         self._used = np.append(self._used, self._used.max(initial=0) + 1)
         return float(weights @ row)
 
     def _cuts_at(self, alpha: np.ndarray) -> np.ndarray:
         """Every cut ``q_i`` at α."""
-        u, linear = self.problem.dual_coef(alpha), self.problem._dual_term(alpha)
+        u, linear = self.problem.dual_coef(alpha), self.problem.machine.dual_term(alpha)
         return np.array([self._cut(i, u[:, None], np.array([linear]))[0] for i in range(len(self.kernels))])
 
     def _linear_program(self, center: np.ndarray, box: float) -> tuple[np.ndarray, np.ndarray] | None:

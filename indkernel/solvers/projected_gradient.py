@@ -33,6 +33,6 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
     for k in run.iterations():
         if k % check_every == 0 and run.observe(alpha):
             return
-        gradient = problem._gradient(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
+        gradient = problem.gradient_at(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
         alpha = problem.feasible.project(alpha + step / (k + 1) * gradient)
     run.observe(alpha)

@@ -119,10 +119,10 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     L_floor, shift = curvature * 1e-12, shift * curvature
     first_residual, previous = None, None
     radius = problem.feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
-    f_x = problem._objective(x)
+    f_x = problem.objective_at(x)
     L = max(_curvature_along_gradient(problem, x), L_floor)
     for _ in run.iterations():
-        g = problem._gradient(x)
+        g = problem.gradient_at(x)
         if not run.finite(np.append(g, f_x), "the objective or gradient"):
             return
         if previous is not None:  # 1/L from the curvature along the last step (Barzilai–Borwein)
@@ -136,7 +136,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
             return
         x_c, f_c, L = found
         # 2. the Newton direction on the face of x_c
-        g_c = problem._gradient(x_c)
+        g_c = problem.gradient_at(x_c)
         direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift, radius,
                                                 cg_steps, first_residual)
         first_residual = first_residual or residual
@@ -165,7 +165,7 @@ def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residu
     if a.size < 2:
         return direction, 0.0
     project = on_hyperplane(a)
-    hessian = problem._hessian(x)
+    hessian = problem.hessian_at(x)
     full = np.zeros(problem.dim)
 
     def shifted_system(v: np.ndarray):
@@ -203,7 +203,7 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
 
     def trial(t: float):
         point = problem.feasible.project(x + t * direction)
-        value = problem._objective(point)
+        value = problem.objective_at(point)
         noise = noise_x + problem.objective_noise(point)
         return point, value, value >= f_x + search.armijo * float(g @ (point - x)) - noise
 
@@ -233,7 +233,7 @@ def _curvature_along_gradient(problem, x) -> float:
     """``-ĝᵀ∇²f(x)ĝ / ĝᵀĝ`` for the gradient ĝ within the hyperplane: the first step's 1/L (one
     Hessian–vector product; backtracking corrects it)."""
     a = problem.feasible.a
-    g = problem._gradient(x)
+    g = problem.gradient_at(x)
     g = g - a * (float(a @ g) / float(a @ a))
     gg = float(g @ g)
-    return -float(g @ (problem._hessian(x) @ g)) / gg if gg > 0 else problem.curvature_estimate()
+    return -float(g @ (problem.hessian_at(x) @ g)) / gg if gg > 0 else problem.curvature_estimate()

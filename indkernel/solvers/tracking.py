@@ -152,7 +152,7 @@ class Run:
             # the gap the run accepts, whichever of the best α and this one gives the scale
             room = self.target(max(self.scale, certificate.scale))
             short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > room
-            floor = self.problem._objective(alpha) + certificate.natural_gap_floor - self.lower
+            floor = self.problem.objective_at(alpha) + certificate.natural_gap_floor - self.lower
             if short and floor <= room:
                 certificate, tight = self._certify(alpha, "tight"), True
         return self._record(certificate, alpha, tight)
@@ -162,7 +162,7 @@ class Run:
         the run (the tolerance above the best lower bound so far)."""
         target = 0.0
         if self.absolute or self.scale > 0:
-            target = self.target() + max(self.lower - self.problem._objective(alpha), 0.0)
+            target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
         return certify(self.problem, alpha, bound=bound, target=target)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
