@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.ndimage
-from tqdm.auto import tqdm
 
+from ._progress import tqdm
 from ._validation import as_float_array, check_finite, check_nonnegative_scalar, check_positive_scalar
 
 #: Rows per block in the tangent distance, so memory stays ~ block · 7 · m floats.

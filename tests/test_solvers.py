@@ -264,6 +264,16 @@ def test_compare_and_plot():
     assert (table.lower <= table.upper.min()).all()  # every lower bound is below every upper bound
     axes = plot_comparison(table)
     assert len(axes[0].get_lines()) == 2 and axes[1].get_xlabel() == "time (s)"
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots()
+    assert plot_comparison(table, ax=ax) is ax  # one Axes: the gap against the iteration
+    assert len(ax.get_lines()) == 2 and ax.get_xlabel() == "iteration"
+    drawn = plot_comparison(table.attrs["results"], ax=plt.figure())
+    assert len(drawn) == 2 and drawn[0].figure is not figure
+    with pytest.raises(TypeError, match="ax must be"):
+        plot_comparison(table, ax="left")
+    plt.close("all")
 
 
 def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_work():

@@ -93,6 +93,10 @@ class Certificate(Bracket):
         return (f"lower {self.lower:.10g}  upper {self.upper:.10g}  gap {self.gap:.3e} "
                 f"(relative {self.relative_gap:.3e}, {self.source} certificate)")
 
+    def __repr__(self) -> str:
+        return (f"Certificate(lower={self.lower:.10g}, upper={self.upper:.10g}, gap={self.gap:.3g}, "
+                f"relative_gap={self.relative_gap:.3g}, source={self.source!r})")
+
 
 def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0) -> Certificate:
     """The bracket at a feasible α of ``problem`` (:meth:`indkernel.core.problem.IndefiniteProblem.certify`,

@@ -121,6 +121,13 @@ class Machine(ABC):
         """The variables x (before projection onto A) of a ``formulations`` model's ``alpha``."""
         return alpha
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v}' for k, v in self._summary().items())})"
+
+    def _summary(self) -> dict:
+        """What the machine's repr shows (its parameters)."""
+        return {"n": self.n}
+
     def from_dual_coef(self, beta: np.ndarray) -> np.ndarray:
         """The variables x (before projection onto A) whose coefficients u(x) are β."""
         return self.from_model(beta)
@@ -144,6 +151,12 @@ def libsvm_fit(estimator, max_iter: int, *args, **kwargs) -> bool:
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(*args, **kwargs)
     return max_iter > 0 and int(np.max(estimator.n_iter_)) >= max_iter
+
+
+def summarize(values: np.ndarray) -> str:
+    """A per-sample parameter in a few characters: its value if constant, else its range."""
+    low, high = float(np.min(values)), float(np.max(values))
+    return f"{low:g}" if low == high else f"[{low:g}, {high:g}]"
 
 
 def _dense_beta(n: int, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -175,6 +188,9 @@ class Hinge(Machine):
     def to_labels(self, signs) -> np.ndarray:
         """Map ±1 (or any signed scores) back to the original labels: ``> 0`` is ``classes[1]``."""
         return self.classes[(np.asarray(signs) > 0).astype(int)]
+
+    def _summary(self):
+        return {"n": self.n, "C": summarize(self.C), "classes": self.classes.tolist()}
 
     def u(self, x):
         return self.y * x
@@ -271,6 +287,9 @@ class EpsilonInsensitive(Machine):
         self.feasible = FeasibleSet(np.concatenate([np.ones(n), -np.ones(n)]), 0.0, np.zeros(2 * n),
                                     np.concatenate([self.C, self.C]))
 
+    def _summary(self):
+        return {"n": self.n, "C": summarize(self.C), "epsilon": f"{self.epsilon:g}"}
+
     def u(self, x):
         return x[: self.n] - x[self.n:]
 
@@ -318,6 +337,9 @@ class OneClass(Machine):
         self.nu = check_nu(nu)
         self.bound = 1.0 / (self.nu * n)
         self.feasible = FeasibleSet(np.ones(n), 1.0, np.zeros(n), np.full(n, self.bound))
+
+    def _summary(self):
+        return {"n": self.n, "nu": f"{self.nu:g}"}
 
     def u(self, x):
         return x

@@ -47,6 +47,9 @@ class Penalty(ABC):
     def kernel_penalty(self, K: np.ndarray, K0: np.ndarray) -> float:
         """The penalty of a kernel K (a cut's offset in the exchange master ``eq:SIQCLP_master``)."""
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rho={self.rho:g})"
+
 
 class Frobenius(Penalty):
     """``ρ‖K - K0‖²_F`` (``eq:kern_learn``); ρ > 0 or ``inf``."""
@@ -81,6 +84,9 @@ class Componentwise(Penalty):
         if np.any(self.h <= 0):
             raise ValueError(f"h must be positive; h[{int(np.argmin(self.h))}] = {self.h.min():.3g}")
         self.rho, self.scale = 1.0, 1.0 / np.sqrt(self.h)
+
+    def __repr__(self) -> str:
+        return f"Componentwise(h=[{float(self.h.min()):g}, {float(self.h.max()):g}])"
 
     def kernel_penalty(self, K, K0):
         """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""

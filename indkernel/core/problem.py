@@ -21,7 +21,7 @@ import scipy.sparse.linalg
 from .._validation import check_kernel, check_positive_scalar, check_scale, check_vector, safe_norm
 from . import certificate
 from .machines import Machine
-from .penalties import Penalty
+from .penalties import Mercer, Penalty
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
 
 #: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`: the
@@ -104,6 +104,18 @@ class IndefiniteProblem:
             box_norm *= float(np.max(self._scale))
         check_scale(oracle_K0, box_norm, self.rho, kernel=penalty.kernel_name,
                     box=self.machine.box_name + penalty.box_note, penalty=penalty.name)
+
+    def __repr__(self) -> str:
+        """The size, the machine, the penalty and K0's spectrum if it is known (never computed here)."""
+        return f"{type(self).__name__}(n={self.n}, {self.machine!r}, {self.penalty!r}, {self._spectrum_summary()})"
+
+    def _spectrum_summary(self) -> str:
+        spectrum = vars(self.oracle).get("spectrum")
+        if spectrum is None:
+            return "K0: PSD" if isinstance(self.penalty, Mercer) else f"{self.penalty.kernel_name}: spectrum not computed yet"
+        values = spectrum[0]
+        return (f"{self.penalty.kernel_name}: {int(np.sum(values < 0))} of {values.size} eigenvalues negative, "
+                f"in [{float(values.min()):.3g}, {float(values.max()):.3g}]")
 
     def __getstate__(self) -> dict:
         """Pickle without the cached oracle point (it holds a closure); it is recomputed on use."""

@@ -13,8 +13,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
-from tqdm.auto import tqdm
 
+from .._progress import tqdm
 from .._validation import check_memory, check_two_samples
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
 from ..solvers.registry import METHODS, method_options, solve

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tqdm.auto import tqdm
+from .._progress import tqdm
 
 
 @contextmanager

@@ -36,8 +36,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from .._progress import tqdm
 from .._validation import check_kernel, check_memory
 from ..core.proxy import ProxyPoint, RankOneProxy, decompose_concurrently
 from ..core.threads import blas_thread_count

@@ -23,9 +23,9 @@ import pandas as pd
 import scipy.stats
 from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
-from tqdm.auto import tqdm
 
 from .. import datasets, kernels
+from .._progress import tqdm
 from ..estimators.baselines import ModSVC, SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
 from ..solvers.tracking import _positive_int

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
 
 from .. import datasets, kernels
+from .._progress import tqdm
 from ..core.svm_problem import SVMProblem
 from ..solvers.accpm import PAPER
 from ..solvers.registry import solve

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 from sklearn import model_selection  # through its module: the API docs' autosummary scans imported classes
 from sklearn.base import clone
-from tqdm.auto import tqdm
 
+from .._progress import tqdm
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from . import experiments

@@ -34,9 +34,9 @@ from sklearn import model_selection  # through its module: the API docs' autosum
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
-from tqdm.auto import tqdm
 
 from .. import datasets, kernels
+from .._progress import tqdm
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from .measure import measure

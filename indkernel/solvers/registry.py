@@ -238,28 +238,47 @@ def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
     return None
 
 
-def plot_comparison(results, axes=None):
+def plot_comparison(results, ax=None):
     """Certified gap against iteration and against time (semilog), one line per method.
 
-    ``results`` is a dict of SolveResult by method or the table of :func:`compare`.
-    Returns the two matplotlib axes.
+    Parameters
+    ----------
+    results : dict of SolveResult by method, or the table of :func:`compare`.
+    ax : None, one matplotlib Axes, a pair of Axes, or a Figure
+        Where to draw: None, a Figure or a pair draw both panels (iteration and time; a Figure
+        gets two new subplots); one Axes draws the gap against the iteration only.
+
+    Returns
+    -------
+    The Axes drawn on: one Axes, or an array of two.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     if isinstance(results, pd.DataFrame):
         results = results.attrs.get("results")
     if not isinstance(results, dict) or not all(isinstance(r, SolveResult) for r in results.values()):
         raise TypeError("results must be the table of compare(...) or a dict {method: SolveResult}; "
                         f"got {type(results).__name__}")
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(10, 4))
+    if ax is None:
+        axes = plt.subplots(1, 2, figsize=(10, 4))[1]
+    elif isinstance(ax, Figure):
+        axes = ax.subplots(1, 2)
+    elif isinstance(ax, Axes):
+        axes = np.array([ax])
+    elif np.shape(ax) == (2,) and all(isinstance(a, Axes) for a in ax):
+        axes = np.asarray(ax)
+    else:
+        raise TypeError(f"ax must be None, a matplotlib Axes, a pair of Axes or a Figure; got {type(ax).__name__}")
+    panels = list(zip(axes, ("iteration", "time"), ("iteration", "time (s)"), strict=False))
     for method, result in results.items():
         h = result.history
-        for ax, x in zip(axes, ("iteration", "time"), strict=True):
-            ax.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
-    for ax, label in zip(axes, ("iteration", "time (s)"), strict=True):
-        ax.set_xlabel(label)
-        ax.set_ylabel("certified gap")
-        ax.grid(True, which="both", alpha=0.3)
+        for a, x, _ in panels:
+            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
+    for a, _, label in panels:
+        a.set_xlabel(label)
+        a.set_ylabel("certified gap")
+        a.grid(True, which="both", alpha=0.3)
     axes[0].legend()
-    return axes
+    return axes[0] if isinstance(ax, Axes) else axes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,6 +52,22 @@ class SolveResult(Bracket):
     details: dict = field(default_factory=dict)
     scale: float = 0.0
     certificate: Certificate | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        """One line for a notebook cell: the bracket and how the run ended, not the α values."""
+        return (f"SolveResult(method={self.method!r}, status={self.status!r}, lower={self.lower:.10g}, "
+                f"upper={self.upper:.10g}, gap={self.gap:.3g}, relative_gap={self.relative_gap:.3g}, "
+                f"iterations={self.iterations}, seconds={self.seconds:.3g}, n={self.alpha.size})")
+
+    def _repr_html_(self) -> str:
+        """The bracket as a small table (Jupyter)."""
+        rows = [("method", self.method), ("status", self.status), ("lower bound", f"{self.lower:.10g}"),
+                ("upper bound (certified)", f"{self.upper:.10g}"),
+                ("gap", f"{self.gap:.3e} (relative {self.relative_gap:.3e})"),
+                ("iterations", f"{self.iterations} in {self.seconds:.2f} s"), ("stopped", self.stop_reason)]
+        body = "".join(f"<tr><th style='text-align:left'>{key}</th><td style='text-align:left'>{html.escape(str(value))}"
+                       "</td></tr>" for key, value in rows)
+        return f"<table><caption>SolveResult</caption>{body}</table>"
 
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"

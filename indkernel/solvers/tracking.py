@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
 
+from .._progress import tqdm
 from .._validation import check_positive_scalar
 from ..core.certificate import BOUNDS, Certificate, certify
 from ..core.problem import IndefiniteProblem
@@ -105,7 +105,8 @@ class Run:
         self.details: dict = {}
         self._fallbacks = getattr(problem.oracle, "fallbacks", 0)
         self.label = label
-        self._reporter = tqdm(total=self.max_iter, desc=label or method, leave=False) if verbose else _Silent()
+        # no total: the bar counts iterations and shows the certified gap, not an estimate to max_iter
+        self._reporter = tqdm(desc=label or method, unit=" it", leave=False) if verbose else _Silent()
         self._start = time.perf_counter()
         #: Seconds of the setup before the first iteration (the oracle's eigendecomposition of K0).
         self.setup_seconds = 0.0
