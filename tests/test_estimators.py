@@ -303,13 +303,17 @@ def test_fitted_attributes_have_one_type_per_class(digits):
     three = np.where(np.arange(len(y)) % 3 == 0, 7, y)
     for labels, problems in ((y, 1), (three, 3)):
         model = IndefiniteSVC(tol=1e-4).fit(K, labels)
-        for name in ("lower_bound_", "upper_bound_", "gap_", "status_", "n_iter_"):
+        for name in ("lower_bound_", "upper_bound_", "gap_", "relative_gap_", "status_", "n_iter_"):
             value = getattr(model, name)
             assert isinstance(value, np.ndarray) and value.shape == (problems,), name
+        # tol is relative: the certified relative gap met it, the absolute one is its scale times that
+        assert np.all(model.relative_gap_ <= 1e-4)
+        np.testing.assert_allclose(model.gap_, model.relative_gap_ * [r.scale for r in model.result_], rtol=1e-12)
         assert isinstance(model.result_, list) and len(model.result_) == problems
         assert isinstance(model.proxy_kernel_, list) and len(model.proxy_kernel_) == problems
     regression = IndefiniteSVR(tol=1e-4).fit(K, X[:, 20])
-    assert all(isinstance(getattr(regression, name), float) for name in ("lower_bound_", "upper_bound_", "gap_"))
+    assert all(isinstance(getattr(regression, name), float)
+               for name in ("lower_bound_", "upper_bound_", "gap_", "relative_gap_"))
     assert isinstance(regression.status_, str) and isinstance(regression.n_iter_, int)
     assert isinstance(regression.proxy_kernel_, np.ndarray)
 

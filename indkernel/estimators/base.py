@@ -153,6 +153,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         self.result_ = results[0] if self._one_problem else results
         self.n_iter_ = each("iterations")
         self.lower_bound_, self.upper_bound_, self.gap_ = each("lower"), each("upper"), each("gap")
+        self.relative_gap_ = each("relative_gap")  # what tol is compared with (unless absolute=True)
         self.status_ = each("status")
         self._task_rows = [task.rows for task in tasks]
         self._warm_state = [(task.rows, problem.feasible.reach, result.alpha)

@@ -106,8 +106,11 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         decision ``K0(x, X_train) w + b`` (``w = Pβ`` for ``"consistent"``).
     intercept_ : (n_problems,) array, the exactly optimal intercept of each certified primal point.
     lower_bound_, upper_bound_, gap_ : (n_problems,) arrays, certified ``lower <= p* <= upper`` and
-        their difference for each problem (in the order of the problems), as ``SVC``'s ``n_iter_``
-        whatever the number of classes.
+        their difference, the absolute gap, for each problem (in the order of the problems), as
+        ``SVC``'s ``n_iter_`` whatever the number of classes.
+    relative_gap_ : (n_problems,) array, ``gap_`` over the α-dependent scale of the objective
+        (:attr:`indkernel.Certificate.relative_gap`): what ``tol`` is compared with, unless
+        ``absolute=True`` (then ``gap_`` is).
     status_ : (n_problems,) array of str, ``"optimal"`` exactly when the certified gap met ``tol``;
         a problem that did not warns ``ConvergenceWarning`` naming its classes.
     n_iter_ : (n_problems,) array, the iterations of each problem.
@@ -242,7 +245,8 @@ class IndefiniteSVR(RegressorMixin, BaseIndefiniteMachine):
         Half-width of the tube within which errors cost nothing.
 
     Attributes as :class:`IndefiniteSVC`, with ``dual_coef_`` holding α on the support and
-    ``test_coef_`` its consistent rule's ``w = Pα``.
+    ``test_coef_`` its consistent rule's ``w = Pα``; one problem, so the bounds, gaps, status and
+    iterations are scalars, ``result_`` one result and ``proxy_kernel_`` one array.
     """
 
     _parameter_constraints = {
@@ -289,7 +293,8 @@ class IndefiniteOneClassSVM(OutlierMixin, BaseIndefiniteMachine):
     nu : float in (0, 1], default 0.5
         An upper bound on the fraction of training points outside the estimated support.
 
-    Attributes as :class:`IndefiniteSVC` (``dual_coef_`` holds α on the support), plus
+    Attributes as :class:`IndefiniteSVC` (``dual_coef_`` holds α on the support; one problem, so
+    scalars as :class:`IndefiniteSVR`'s), plus
     ``offset_``: the threshold r of the certified primal point; ``decision_function = score_samples - offset_``.
     Like scikit-learn's ``OneClassSVM`` it has no ``score``; ``predict`` gives +1 (inlier) or -1.
     ``sample_weight`` is accepted for the scikit-learn signature; only its zeros act (they leave
