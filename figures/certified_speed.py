@@ -43,10 +43,9 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from indkernel import IndefiniteSVC, SVMProblem, solve
+from indkernel import IndefiniteSVC, SpectrumSVC, SVMProblem, solve
 from indkernel.core import threads as thread_rules
 from indkernel.datasets import load_usps
-from indkernel.estimators.baselines import SpectrumSVC
 from indkernel.kernels import simpson
 from indkernel.reproduction.report import update_marked_block
 

@@ -34,9 +34,8 @@ import pandas as pd
 from sklearn import model_selection  # through its module: the gallery's API links scan imported classes
 from sklearn.exceptions import ConvergenceWarning
 
-from indkernel import IndefiniteSVC, IndefiniteSVCCV
+from indkernel import IndefiniteSVC, IndefiniteSVCCV, SpectrumSVC
 from indkernel.core import spectrum_cache
-from indkernel.estimators.baselines import SpectrumSVC
 from indkernel.reproduction import experiments
 
 C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]

@@ -26,8 +26,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from starting_points import libsvm_start  # figures/ is on the path when a script here runs
 
-from indkernel import IndefiniteSVC, SVMProblem, solve
-from indkernel.estimators.baselines import SpectrumSVC
+from indkernel import IndefiniteSVC, SpectrumSVC, SVMProblem, solve
 from indkernel.reproduction import usps_multiclass
 
 N_TRAIN, GAMMA, C, RHO, TOL = 2000, 0.03, 10.0, 100.0, 1e-3

@@ -21,10 +21,18 @@ from .core import (
     SVMProblem,
     SVRProblem,
 )
-from .estimators import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVCCV, IndefiniteSVR, PerturbSVC
+from .estimators import (
+    IndefiniteOneClassSVM,
+    IndefiniteSVC,
+    IndefiniteSVCCV,
+    IndefiniteSVR,
+    ModSVC,
+    PerturbSVC,
+    SpectrumSVC,
+)
 from .solvers import METHODS, SolveError, SolveResult, compare, plot_comparison, solve
 
 __all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
-           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "OneClassProblem", "PerturbSVC", "PerturbSVMProblem",
-           "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "compare", "plot_comparison", "solve"]
+           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "OneClassProblem", "PerturbSVC",
+           "PerturbSVMProblem", "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "SpectrumSVC", "compare", "plot_comparison", "solve"]
 __version__ = "0.1.0"
