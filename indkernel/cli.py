@@ -90,7 +90,13 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     check_memory(len(X), f"the {args.similarity} similarity of {len(X)} points and its problem", FIT_ARRAYS,
                  "give fewer points or free memory")
     described = ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
-    return function(X, **parameters), y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
+    try:
+        K0 = function(X, **parameters)
+    except ValueError as error:  # the default (Simpson, for binary images) on ordinary features, say
+        raise ValueError(f"the {args.similarity} similarity failed on DATA's features: {error}. Choose the similarity "
+                         f"for these data with --similarity ({', '.join(SIMILARITIES)}; simpson is for binary images, "
+                         "sigmoid or gaussian for ordinary features)") from error
+    return K0, y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
 
 
 def _check_archive(path: Path) -> None:

@@ -62,6 +62,10 @@ def test_solve_a_libsvm_file_with_the_sigmoid(capsys, tmp_path):
     assert main(["solve", str(tmp_path / "data.txt"), "--similarity", "sigmoid", "--a", "0.5", "--r", "-1"]) == 0
     captured = capsys.readouterr()
     assert "sigmoid similarity (a = 0.5, r = -1)" in captured.err and "n = 30" in captured.err
+    # the default similarity (Simpson, for binary images) on ordinary features: the fix is named
+    assert main(["solve", str(tmp_path / "data.txt"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert "simpson similarity failed" in error and "--similarity" in error and "sigmoid or gaussian" in error
 
 
 def test_compare_writes_a_table_and_a_plot(capsys, tmp_path):
