@@ -2,7 +2,7 @@
 ==========================================================================================================================================
 
 USPS 3 vs 5, Simpson kernel, random subsets of n points drawn with ``default_rng(n)``, C = 10 with
-the authors' class weights (``class_weight="balanced"``), ρ = 1 and 10 (the problems the authors'
+the authors' class weights (``class_weight="authors"``), ρ = 1 and 10 (the problems the authors'
 Matlab code was run on under Octave, beside this project).
 
 Part 1, per (n, ρ): at points ``α_t = p_A((1 - t)α_0 + tα*)`` between the start and the optimum,
@@ -44,7 +44,7 @@ def problem(n: int, rho: float, oracle: str = "rank-one") -> SVMProblem:
     X, digits = load_usps(pair=(3, 5))
     y = np.where(digits == 3, 1.0, -1.0)
     pick = np.random.default_rng(n).choice(len(y), n, replace=False)
-    return SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="balanced", oracle=oracle)
+    return SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="authors", oracle=oracle)
 
 
 def natural_gap(dense: SVMProblem, alpha: np.ndarray) -> float:

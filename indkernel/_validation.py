@@ -159,8 +159,9 @@ def penalty_vector(C, y_pm: np.ndarray, classes: np.ndarray, class_weight=None) 
     """Per-sample misclassification penalties ``C_i > 0`` (the box ``0 <= alpha <= C``).
 
     ``C`` is a scalar or a length-n vector. ``class_weight`` multiplies it per class:
-    ``None``; ``"balanced"`` as the authors' reference code weights classes (``C`` for the
-    positive class, ``C * n_pos / n_neg`` for the negative one); or a dict ``{label: weight}``.
+    ``None``; ``"balanced"`` as scikit-learn (``n / (2 n_c)``); ``"authors"`` as the authors'
+    reference code (``C`` for the positive class, ``C * n_pos / n_neg`` for the negative one); or
+    a dict ``{label: weight}``.
     """
     return per_sample_penalty(C, y_pm.shape[0]) * _class_weights(class_weight, y_pm, classes)
 
@@ -200,17 +201,25 @@ def _class_weights(class_weight, y_pm: np.ndarray, classes: np.ndarray) -> np.nd
     return sample_class_weights(class_weight, (y_pm > 0).astype(int), classes)
 
 
+#: The named class weightings: scikit-learn's, and the authors' reference code's.
+CLASS_WEIGHT_RULES = ("balanced", "authors")
+
+
 def sample_class_weights(class_weight, index: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """The weight of each sample's class; ``index[i]`` is the position of sample i's label in
-    ``classes``. ``"balanced"`` gives class c the weight ``n_last / n_c`` (``n_last``: the size of
-    ``classes[-1]``): for two classes the authors' reference code (C for the positive class,
-    ``C * n_pos / n_neg`` for the negative one), and the same ratio in every pair of classes."""
+    ``classes``. ``"balanced"`` is scikit-learn's ``n / (k n_c)`` for k classes; ``"authors"`` gives
+    class c the weight ``n_last / n_c`` (``n_last``: the size of ``classes[-1]``): for two classes
+    the authors' reference code (C for the positive class, ``C * n_pos / n_neg`` for the negative
+    one), and the same ratio in every pair of classes."""
     if class_weight is None:
         return np.ones(index.shape[0])
     if isinstance(class_weight, str):
-        if class_weight != "balanced":
-            raise ValueError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {class_weight!r}")
+        if class_weight not in CLASS_WEIGHT_RULES:
+            raise ValueError(f"class_weight must be None, 'balanced' (scikit-learn's), 'authors' (the authors' code) or "
+                             f"a dict {{label: weight}}; got {class_weight!r}")
         counts = np.bincount(index, minlength=len(classes)).astype(float)
+        if class_weight == "balanced":
+            return index.shape[0] / (len(classes) * counts[index])
         return counts[-1] / counts[index]
     if isinstance(class_weight, dict):
         unknown = set(class_weight) - set(classes.tolist())
@@ -223,7 +232,8 @@ def sample_class_weights(class_weight, index: np.ndarray, classes: np.ndarray) -
         if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
             raise ValueError(f"class_weight values must be positive finite numbers; got {class_weight!r}")
         return weights[index]
-    raise TypeError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}; got {type(class_weight).__name__}")
+    raise TypeError(f"class_weight must be None, 'balanced', 'authors' or a dict {{label: weight}}; "
+                    f"got {type(class_weight).__name__}")
 
 
 def check_vector(x, n: int, name: str) -> np.ndarray:

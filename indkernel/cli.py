@@ -380,8 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--r", type=float, default=0.0, help="offset r of the sigmoid")
     problem.add_argument("--C", type=_positive, default=10.0, help="misclassification penalty (default 10)")
     problem.add_argument("--rho", type=_penalty, default=1.0, help="penalty on ||K - K0||_F^2 (default 1; inf: the clipped kernel (K0)_+)")
-    problem.add_argument("--class-weight", choices=("balanced",), default=None,
-                         help="weight classes as the authors' code (C for the positive class, C n+/n- for the other)")
+    problem.add_argument("--class-weight", choices=("balanced", "authors"), default=None,
+                         help="weight classes: balanced as scikit-learn (n / (2 n_c)), authors as the authors' code (C for the positive class, C n+/n- for the other)")
     problem.add_argument("--tol", type=_positive, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
     problem.add_argument("--max-iter", type=_iteration_cap, default=None,
                          help="iteration cap (default: the method's; -1: no limit)")

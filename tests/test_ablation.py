@@ -49,7 +49,7 @@ def test_the_inductive_rule_refits_the_tables_parameters_and_tests_with_the_trai
     params = {key: float(value) for key, value in (item.split("=") for item in tables.params.split(", "))}
     data = load("digits-3-5-SS", quick=True, seed=1)
     K, train, test = simpson(data.X), data.split.train, data.split.test
-    model = IndefiniteSVC(class_weight="balanced", tol=FIT_TOL, **params).fit(K[np.ix_(train, train)], data.y[train])
+    model = IndefiniteSVC(class_weight="authors", tol=FIT_TOL, **params).fit(K[np.ix_(train, train)], data.y[train])
     expected = performance(data.y[test], model.predict(K[np.ix_(test, train)]), data.positive)
     assert inductive.average == pytest.approx(expected["average"])
     assert inductive.accuracy == pytest.approx(expected["accuracy"])

@@ -132,7 +132,7 @@ def test_a_flat_optimal_intercept_is_the_middle_of_its_interval(shift):
     every point would fall on one side (found on a1a with the sigmoid kernel)."""
     y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
     decision = np.full(5, shift)
-    C = np.where(y > 0, 1.5, 1.0)  # balanced: the positive class weighs 3/2
+    C = np.where(y > 0, 1.5, 1.0)  # the authors' weights: the positive class weighs 3/2
     loss, b = best_hinge_intercept(decision, y, C)
     grid = np.linspace(-4, 4, 8001)
     losses = np.array([hinge_loss(decision, y, C, g) for g in grid])

@@ -215,7 +215,7 @@ def test_class_weights_per_class(four_digits, problems):
     for problem in problems:
         np.testing.assert_array_equal(problem.C, expected)
     problems.clear()
-    IndefiniteSVC(C=2.0, tol=1e-4, class_weight="balanced", multi_class="ovr").fit(simpson(X), y)
+    IndefiniteSVC(C=2.0, tol=1e-4, class_weight="authors", multi_class="ovr").fit(simpson(X), y)
     first = problems[0]  # class 0 (+1) against the rest (-1): C·n_pos/n_neg for the rest
     n_pos = np.sum(y == 0)
     np.testing.assert_allclose(first.C, np.where(y == 0, 2.0, 2.0 * n_pos / (len(y) - n_pos)))

@@ -147,3 +147,28 @@ def test_a_rho_grid_ends_at_infinity():
     assert [params["rho"] for params in search.cv_results_["params"]] == [1.0, INF]
     alone = cross_val_score(IndefiniteSVC(C=1.0, rho=INF, tol=1e-8), K0, y, cv=folds)
     assert search.cv_results_["mean_test_score"][1] == pytest.approx(alone.mean(), abs=1e-12)
+
+
+def test_balanced_class_weights_are_scikit_learns():
+    """``class_weight="balanced"`` means ``SVC``'s ``n / (k n_c)`` over all classes: at ρ = ∞ on a PSD
+    kernel (K* = K0) the decisions are ``SVC(class_weight="balanced")``'s on breast cancer (binary,
+    unequal classes) and on iris with one class thinned (three classes); "authors" is another rule."""
+    from sklearn.datasets import load_breast_cancer, load_iris
+    from sklearn.metrics.pairwise import rbf_kernel
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X[:150])
+    K, y = rbf_kernel(X, gamma=0.02), y[:150]
+    ours = IndefiniteSVC(C=2.0, rho=INF, tol=1e-9, class_weight="balanced").fit(K, y)
+    theirs = SVC(kernel="precomputed", C=2.0, tol=1e-10, class_weight="balanced").fit(K, y)
+    np.testing.assert_allclose(ours.decision_function(K), theirs.decision_function(K), atol=1e-6)
+    authors = IndefiniteSVC(C=2.0, rho=INF, tol=1e-9, class_weight="authors").fit(K, y)
+    assert np.max(np.abs(authors.decision_function(K) - theirs.decision_function(K))) > 1e-3
+    X, y = load_iris(return_X_y=True)
+    keep = np.flatnonzero((y != 2) | (np.arange(len(y)) % 3 == 0))  # classes of 50, 50 and 17
+    K, y = rbf_kernel(StandardScaler().fit_transform(X[keep]), gamma=0.5), y[keep]
+    ours = IndefiniteSVC(C=2.0, rho=INF, tol=1e-9, class_weight="balanced").fit(K, y)
+    theirs = SVC(kernel="precomputed", C=2.0, tol=1e-10, class_weight="balanced").fit(K, y)
+    np.testing.assert_array_equal(ours.predict(K), theirs.predict(K))
+    np.testing.assert_allclose(ours.decision_function(K), theirs.decision_function(K), atol=1e-6)

@@ -26,7 +26,7 @@ RATIO = 1.5
 
 def svm(n, seed, rho=1.0, oracle="rank-one"):
     K0, y = digits_simpson(n, seed)
-    return SVMProblem(K0, y, C=10.0, rho=rho, class_weight="balanced", oracle=oracle)
+    return SVMProblem(K0, y, C=10.0, rho=rho, class_weight="authors", oracle=oracle)
 
 
 def indefinite_svm(n, seed, rho=1.0, oracle="rank-one"):
@@ -104,7 +104,7 @@ def authors_problem(n: int, rho: float) -> SVMProblem:
     X, digits = load_usps(pair=(3, 5), data_dir=os.environ["INDKERNEL_DATA"], download=False)
     y = np.where(digits == 3, 1.0, -1.0)
     pick = np.random.default_rng(n).choice(len(y), n, replace=False)
-    return SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="balanced")
+    return SVMProblem(simpson(X[pick]), y[pick], C=10.0, rho=rho, class_weight="authors")
 
 
 @pytest.mark.slow

@@ -94,11 +94,13 @@ def test_bad_rho(rho, error):
 
 def test_class_weight():
     y = np.array([1, 1, 1, 1, -1, -1])
-    p = SVMProblem(K0, y, C=3.0, class_weight="balanced")
+    p = SVMProblem(K0, y, C=3.0, class_weight="authors")
     np.testing.assert_allclose(p.C, [3, 3, 3, 3, 6, 6])  # C·n₊/n₋ for the negative class
+    p = SVMProblem(K0, y, C=3.0, class_weight="balanced")
+    np.testing.assert_allclose(p.C, [2.25, 2.25, 2.25, 2.25, 4.5, 4.5])  # scikit-learn's n / (2 n_c)
     p = SVMProblem(K0, y, C=np.arange(1.0, 7.0), class_weight={-1: 0.5})
     np.testing.assert_allclose(p.C, [1, 2, 3, 4, 2.5, 3])
-    with pytest.raises(ValueError, match="class_weight must be None, 'balanced' or a dict"):
+    with pytest.raises(ValueError, match="class_weight must be None, 'balanced' .* 'authors' .* or a dict"):
         SVMProblem(K0, y, class_weight="auto")
     with pytest.raises(ValueError, match=r"class_weight has labels \[7\] not in y"):
         SVMProblem(K0, y, class_weight={7: 1.0})

@@ -173,7 +173,7 @@ class Hinge(Machine):
     ----------
     y : (n,) labels with exactly two distinct values; ``classes[1]`` maps to +1.
     C : float or (n,) array, the misclassification penalty.
-    class_weight : None, "balanced" (the authors' rule) or dict, multiplies C per class.
+    class_weight : None, "balanced" (scikit-learn's), "authors" (the authors' rule) or dict, multiplies C per class.
     n : int, the number of training points (K0's size).
     """
 

@@ -34,9 +34,10 @@ class SVMProblem(IndefiniteProblem):
         Misclassification penalty, per sample if a vector.
     rho : float, default 1.0
         Penalty on ``‖K - K0‖²_F``; large ρ keeps the proxy kernel near ``(K0)_+``.
-    class_weight : None, "balanced" or dict
-        Multiplies C per class; ``"balanced"`` weights as the authors' reference code does
-        (C for the positive class, ``C * n_pos / n_neg`` for the negative one).
+    class_weight : None, "balanced", "authors" or dict
+        Multiplies C per class: ``"balanced"`` as scikit-learn (``n / (2 n_c)``); ``"authors"`` as
+        the authors' reference code (C for the positive class, ``C * n_pos / n_neg`` for the
+        negative one).
     symmetrize : bool, default False
         Accept a non-symmetric K0 and use ``(K0 + K0ᵀ)/2``.
     loss : {"hinge", "squared_hinge"}, default "hinge"

@@ -34,7 +34,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 import formulations
 
-from .._validation import check_binary_labels, check_kernel, check_two_samples, penalty_vector, sample_class_weights
+from .._validation import (
+    CLASS_WEIGHT_RULES,
+    check_binary_labels,
+    check_kernel,
+    check_two_samples,
+    penalty_vector,
+    sample_class_weights,
+)
 from . import multiclass
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
@@ -46,7 +53,7 @@ class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "class_weight": [StrOptions(set(CLASS_WEIGHT_RULES)), dict, None],
         "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
     }
 
@@ -81,7 +88,7 @@ class SpectrumSVC(_PrecomputedClassifier):
     ----------
     spectrum : {"none", "denoise", "flip", "shift"}, default "denoise"
         The transformation of K0's eigenvalues.
-    C : float, default 1.0; class_weight : None, "balanced" or dict (as :class:`indkernel.IndefiniteSVC`).
+    C : float, default 1.0; class_weight : None, "balanced", "authors" or dict (as :class:`indkernel.IndefiniteSVC`).
     decision_function_shape : {"ovr", "ovo"}, default "ovr"; as scikit-learn's SVC.
 
     Attributes
@@ -168,8 +175,8 @@ class ModSVC(_PrecomputedClassifier):
         self.dual_coef_, self.intercept_ = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
         for k, task in enumerate(tasks):
             y_pm, classes = check_binary_labels(task.labels, len(task.rows))
-            C = (self.C * sample_class_weights(self.class_weight, index[task.rows], self.classes_)
-                 if isinstance(self.class_weight, dict) else penalty_vector(self.C, y_pm, classes, self.class_weight))
+            C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
+                 else self.C * sample_class_weights(self.class_weight, index, self.classes_)[task.rows])
             self.dual_coef_[k, task.rows], self.intercept_[k] = self._solve(K[np.ix_(task.rows, task.rows)], y_pm, C)
         return self
 

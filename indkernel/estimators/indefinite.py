@@ -33,7 +33,7 @@ from sklearn.base import ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import check_kernel, sample_class_weights
+from .._validation import CLASS_WEIGHT_RULES, check_kernel, sample_class_weights
 from ..core.one_class_problem import OneClassProblem
 from ..core.proxy import MercerProxy, make_oracle, psd_part
 from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
@@ -57,8 +57,9 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     kernel : "precomputed" or callable, default "precomputed"
         A callable maps ``(X, Y)`` to their similarity matrix (for instance
         ``indkernel.kernels.simpson``).
-    class_weight : None, "balanced" or dict
-        As :class:`indkernel.SVMProblem` (``"balanced"`` as the authors' reference code).
+    class_weight : None, "balanced", "authors" or dict
+        As ``SVC`` (``"balanced"``: ``n / (k n_c)`` over all k classes); ``"authors"`` as the
+        authors' reference code (:class:`indkernel.SVMProblem`), balancing each binary problem.
     loss : {"hinge", "squared_hinge"}, default "hinge"
         As ``LinearSVC``: the paper's SVM, or the squared-hinge (L2) SVM, whose primal charges
         ``C_i max(0, 1 - y_i f(x_i))²`` (its dual set is unbounded: method "accpm" refuses it).
@@ -129,7 +130,7 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     _parameter_constraints = {
         **BaseIndefiniteMachine._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "class_weight": [StrOptions(set(CLASS_WEIGHT_RULES)), dict, None],
         "loss": [StrOptions(set(LOSSES))],
         "multi_class": [StrOptions(set(multiclass.STRATEGIES))],
         "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
@@ -172,7 +173,7 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
                                   len(self.classes_), type(self).__name__)
         tasks = multiclass.binary_tasks(y, self.classes_, self.multi_class, rows)
         C, class_weight = self.C * weights, self.class_weight
-        if len(tasks) > 1 and isinstance(class_weight, dict):  # per sample: the binary labels are not the classes
+        if len(tasks) > 1 and class_weight != "authors" and class_weight is not None:  # per sample, over all classes
             C, class_weight = C * sample_class_weights(class_weight, index, self.classes_), None
         K_rows, shared = _rows_of(K0, rows), None
         if len(tasks) > 1 and self.multi_class == "ovr":  # one K0 and one oracle for every problem

@@ -11,7 +11,7 @@ protocol (:mod:`indkernel.reproduction.experiments`), over the same random split
 - the ρ grid: the tables' {0.1, 1, 10, 100} or a wider :data:`WIDE_RHO_GRID`;
 - the binarization threshold of the Simpson score (the tables' 0.5, or :data:`THRESHOLDS`), which
   changes the kernel of every method;
-- the class weighting: the authors' ``"balanced"`` (the tables') or none, for every method;
+- the class weighting: the authors' rule (``class_weight="authors"``, the tables') or none, for every method;
 - the loss: the paper's hinge or the squared hinge (the L2 SVM, ``IndefiniteSVC(loss="squared_hinge")``),
   a machine the paper does not try.
 
@@ -65,7 +65,7 @@ class Variant:
 
     name: str
     threshold: float = 0.5
-    class_weight: str | None = "balanced"
+    class_weight: str | None = "authors"
     wide_rho: bool = False
     transductive: bool = True
     loss: str = "hinge"

@@ -178,16 +178,16 @@ def _grids(quick: bool) -> tuple[list, list]:
 
 def gen_performance_methods(quick: bool):
     """``(name, estimator, grid)`` for ``table:gen_performance``; every method weights
-    the classes as the authors' code ("balanced": C for the positive class, C·n₊/n₋ for the other).
+    the classes as the authors' code (``class_weight="authors"``: C for the positive class, C·n₊/n₋ for the other).
     Indefinite SVM classifies new points with its default rule (``test_kernel="consistent"``), in
     the cross-validation as in the test."""
     Cs, rhos = _grids(quick)
-    spectral = [(label, SpectrumSVC(spectrum, class_weight="balanced"), {"C": Cs})
+    spectral = [(label, SpectrumSVC(spectrum, class_weight="authors"), {"C": Cs})
                 for label, spectrum in (("Denoise", "denoise"), ("Flip", "flip"), ("Shift", "shift"))]
     return spectral + [
-        ("Mod SVM", ModSVC(class_weight="balanced"), {"C": Cs}),
-        ("SVM", SpectrumSVC("none", class_weight="balanced"), {"C": Cs}),
-        ("Indefinite SVM", IndefiniteSVC(class_weight="balanced", tol=FIT_TOL), {"C": Cs, "rho": rhos}),
+        ("Mod SVM", ModSVC(class_weight="authors"), {"C": Cs}),
+        ("SVM", SpectrumSVC("none", class_weight="authors"), {"C": Cs}),
+        ("Indefinite SVM", IndefiniteSVC(class_weight="authors", tol=FIT_TOL), {"C": Cs, "rho": rhos}),
     ]
 
 
@@ -230,8 +230,8 @@ def gen_performance_perturb(names, *, quick: bool = False, data_dir=None, n_jobs
     """``table:gen_performance_perturbSVM``: SVM and PerturbSVM, unperturbed (cross-validated) and
     noisy (trained with the unperturbed data's best parameters, as the paper)."""
     Cs, rhos = _grids(quick)
-    methods = [("SVM", SpectrumSVC("none", class_weight="balanced"), {"C": Cs}),
-               ("PerturbSVM", PerturbSVC(class_weight="balanced", tol=FIT_TOL), {"C": Cs, "rho": rhos})]
+    methods = [("SVM", SpectrumSVC("none", class_weight="authors"), {"C": Cs}),
+               ("PerturbSVM", PerturbSVC(class_weight="authors", tol=FIT_TOL), {"C": Cs, "rho": rhos})]
     rows = []
     for name in names:
         clean = load(name, quick=quick, data_dir=data_dir, seed=seed)

@@ -114,7 +114,7 @@ def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: in
         rows.append(dict(method="Indefinite SVM", rule=rule, **performance(y[test], predicted, data.positive),
                          cv_score=cv_score, similarity=name, params=experiments._describe(params)))
     seconds = time.perf_counter() - started
-    denoise = select_and_test(SpectrumSVC("denoise", class_weight="balanced"), {"C": grid["C"]}, data.similarities,
+    denoise = select_and_test(SpectrumSVC("denoise", class_weight="authors"), {"C": grid["C"]}, data.similarities,
                               y, data.split, positive=data.positive, n_jobs=n_jobs, seed=seed)
     rows.append(dict(method="Denoise", rule="denoise", **denoise.test, cv_score=denoise.cv_score,
                      similarity=denoise.similarity, params=experiments._describe(denoise.params)))
@@ -136,7 +136,7 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     every = experiments.DIGITS_PERFORMANCE_SETS if digits else experiments.PERFORMANCE_SETS
     names = every if datasets is None else experiments._known_names(datasets, every, "datasets")
     Cs, rhos = experiments._grids(quick)
-    estimator = IndefiniteSVC(class_weight="balanced", tol=experiments.FIT_TOL)
+    estimator = IndefiniteSVC(class_weight="authors", tol=experiments.FIT_TOL)
     parts = {(name, seed): read_part(out / f"{name}-{seed}.csv", PART_COLUMNS)
              for seed in range(splits) for name in names}
     todo = [key for key, part in parts.items() if part is None]
