@@ -172,3 +172,28 @@ def test_balanced_class_weights_are_scikit_learns():
     theirs = SVC(kernel="precomputed", C=2.0, tol=1e-10, class_weight="balanced").fit(K, y)
     np.testing.assert_array_equal(ours.predict(K), theirs.predict(K))
     np.testing.assert_allclose(ours.decision_function(K), theirs.decision_function(K), atol=1e-6)
+
+
+@pytest.mark.parametrize("rho", [1e8, INF])
+def test_at_the_limit_the_fit_is_svcs_attribute_by_attribute(rho):
+    """On a PSD kernel at ρ → ∞ the fit is ``SVC``'s: the same support (round-off left at the
+    bounds is snapped, certified after), the same support counts per class, class weights, fit
+    status, and decisions within 1e-6: breast cancer (300 standardized rows, RBF) and iris."""
+    from sklearn.datasets import load_breast_cancer, load_iris
+    from sklearn.metrics.pairwise import rbf_kernel
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    cancer = rbf_kernel(StandardScaler().fit_transform(X[:300]), gamma=1 / 30), y[:300]
+    X, y = load_iris(return_X_y=True)
+    iris = rbf_kernel(StandardScaler().fit_transform(X), gamma=0.5), y
+    for (K, labels), weight in ((cancer, None), (cancer, "balanced"), (iris, None)):
+        theirs = SVC(kernel="precomputed", C=1.0, tol=1e-10, class_weight=weight).fit(K, labels)
+        ours = IndefiniteSVC(C=1.0, rho=rho, tol=1e-9, class_weight=weight).fit(K, labels)
+        assert set(ours.support_) == set(theirs.support_)
+        np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+        np.testing.assert_allclose(ours.class_weight_, theirs.class_weight_, rtol=1e-12)
+        assert ours.fit_status_ == theirs.fit_status_ == 0 and ours.support_vectors_.shape == (0, 0)
+        np.testing.assert_allclose(ours.decision_function(K), theirs.decision_function(K), atol=1e-6)
+    apg = IndefiniteSVC(C=1.0, rho=rho, tol=1e-8, method="apg").fit(*cancer)
+    assert set(apg.support_) == set(SVC(kernel="precomputed", C=1.0, tol=1e-10).fit(*cancer).support_)

@@ -100,7 +100,12 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     Attributes
     ----------
     classes_ : (k,) the labels; for two, ``classes_[1]`` is the positive class.
-    support_ : indices of the training points with ``α_i > 0`` in some binary problem.
+    support_ : indices of the training points with ``α_i > 0`` in some binary problem (coordinates
+        that round-off left at a bound are set to it when that keeps the fit certified, so the
+        support is libsvm's); ``n_support_`` their number per class, ``support_vectors_`` empty as
+        ``SVC``'s with a precomputed kernel.
+    class_weight_ : (k,) array, the weight of each class's C; ``fit_status_`` 0 if every problem
+        is certified optimal, else 1.
     dual_coef_ : (n_problems, n_SV) array, ``y_i α_i`` of each binary problem (0 off its support
         or rows); n_problems is 1 for two classes, k(k-1)/2 for one-vs-one, k for one-vs-rest.
     test_coef_ : (n_problems, n) array, with a consistent rule: the ``w`` of each problem's
@@ -183,6 +188,12 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         problems = [self._problem(K_rows if task.rows.size == rows.size else _rows_of(K0, task.rows), task.labels,
                                   C[task.rows], class_weight, shared) for task in tasks]
         self._solve(problems, tasks)
+        # SVC's bookkeeping: support vectors per class, the class weights, 0 for a certified fit
+        self.n_support_ = np.bincount(index[self.support_], minlength=len(self.classes_)).astype(np.int32)
+        self.support_vectors_ = np.empty((0, 0))  # as SVC with a precomputed or callable kernel
+        weights_of = sample_class_weights(self.class_weight, index[rows], self.classes_)
+        self.class_weight_ = np.array([weights_of[np.flatnonzero(index[rows] == k)[0]] for k in range(len(self.classes_))])
+        self.fit_status_ = int(not np.all(self.status_ == "optimal"))
         return self
 
     def _problem(self, K0, y, C, class_weight, oracle):

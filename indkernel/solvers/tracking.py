@@ -260,6 +260,23 @@ class Run:
     def converged(self) -> bool:
         return self.gap_measure <= self.tol
 
+    def _snap(self) -> None:
+        """The optimal α with its coordinates at round-off distance from a bound set to the bound
+        (:meth:`indkernel.core.feasible_set.FeasibleSet.snapped`), if the snapped point's own
+        certificate keeps the run within the tolerance: it becomes the result, its lower bound
+        ``f(α)`` (round-off below the best seen), so the support is libsvm's, not every coordinate
+        that round-off left at 1e-16."""
+        assert self.alpha is not None
+        snapped = self.problem.feasible.snapped(self.alpha)
+        if snapped is None:
+            return
+        certificate = self._certify(snapped, "free")
+        upper, scale = min(self.upper, certificate.upper), certificate.scale
+        gap = upper - certificate.lower
+        if gap <= (self.tol if self.absolute else self.tol * scale):
+            self.alpha, self.lower, self.upper, self.scale = snapped, certificate.lower, upper, scale
+            self.certificate = certificate  # the history keeps the best bounds seen: no row
+
     def _stop(self, status: str, reason: str) -> None:
         if self.status is None:
             self.status, self.reason = status, reason
@@ -278,6 +295,8 @@ class Run:
                 self._rows.pop()  # nothing gained: no row
             if self.status != "optimal":
                 self.status, self.reason = stop
+        if self.status == "optimal":
+            self._snap()
         self._reporter.close()
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
