@@ -13,7 +13,6 @@ from .._validation import safe_norm
 from .projection import project_box_hyperplane
 from .proxy import UNIT_ROUNDOFF
 
-
 #: Coordinates this close to a bound (relative to the box) are snapped to it at the end of a solve.
 SNAP_TOLERANCE = 1e-9
 
