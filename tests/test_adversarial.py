@@ -134,13 +134,13 @@ def test_apg_stops_on_its_limits_inside_backtracking(monkeypatch):
     """A NaN objective inside backtracking ends the run with a named status, never a hang."""
     p = SVMProblem(random_kernel(8), labels(8))
     calls = {"n": 0}
-    original = type(p)._objective  # what the solvers' loops call on their iterates
+    original = type(p).objective_at  # what the solvers' loops call on their iterates
 
     def poisoned(self, alpha):
         calls["n"] += 1
         return np.nan if calls["n"] > 3 else original(self, alpha)
 
-    monkeypatch.setattr(type(p), "_objective", poisoned)
+    monkeypatch.setattr(type(p), "objective_at", poisoned)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = solve(p, "apg", max_iter=5, time_limit=5)
