@@ -64,6 +64,15 @@ def digits_simpson(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 HAND_SOLVED = dict(K0=-np.eye(2), y=np.array([1.0, -1.0]), C=2.0, rho=0.25,
                    p_star=2.25, alpha_star=np.array([1.0, 1.0]), K_star=0.5 * np.array([[1.0, -1.0], [-1.0, 1.0]]))
 
+def quick_and_slow(cases, quick) -> list:
+    """The cases as parameters: those in ``quick`` in the fast loop, the others marked slow (they
+    run with ``pytest --slow``, as CI does)."""
+    def param(case):
+        values = case if isinstance(case, tuple) else (case,)
+        return case if case in quick else pytest.param(*values, marks=pytest.mark.slow)
+    return [param(case) for case in cases]
+
+
 def slow_exchange(methods) -> list:
     """The methods as parameters, the exchange method's marked slow (each of its runs is a series of
     conic master solves: most of the suite's time; ``pytest --slow`` runs them)."""

@@ -75,6 +75,7 @@ def test_compare_writes_a_table_and_a_plot(capsys, tmp_path):
     assert "pg" in out and "apg" in out and plot.stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_figures_quick_writes_both_pngs(capsys, tmp_path):
     """The README's first command (in the fast loop too: about half a minute on the embedded digits)."""
     assert main(["figures", "--quick", "--out", str(tmp_path), "--quiet"]) == 0

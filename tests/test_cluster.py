@@ -37,6 +37,7 @@ def test_the_tables_on_a_dask_cluster_are_the_local_tables(tmp_path, scheduler):
         pd.testing.assert_frame_equal(local.drop(columns=timing), remote.drop(columns=timing), check_exact=True)
 
 
+@pytest.mark.slow
 def test_a_grid_search_on_a_local_dask_cluster_is_the_local_grid_search():
     """``GridSearchCV(IndefiniteSVC(), ...)`` with its clones pickled to the workers of a
     LocalCluster that :func:`joblib_backend` starts: the same ``cv_results_`` scores."""

@@ -189,6 +189,7 @@ def test_convergence_and_timing_quick(tmp_path):
         assert summary.loc[method, "gap_10"] == pytest.approx(np.exp(np.mean(np.log(last))), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_notebook_runs(tmp_path):
     """figures/verify_gaps.ipynb executes top to bottom (its cells assert the certified brackets)."""
     import nbformat

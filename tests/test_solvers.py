@@ -5,7 +5,15 @@ import time
 
 import numpy as np
 import pytest
-from problems import FACTORIES, ITERATIVE, WITHOUT_MODEL, random_indefinite, reference_optimum, slow_exchange
+from problems import (
+    FACTORIES,
+    ITERATIVE,
+    WITHOUT_MODEL,
+    quick_and_slow,
+    random_indefinite,
+    reference_optimum,
+    slow_exchange,
+)
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import METHODS, SVMProblem, compare, plot_comparison, solve
@@ -34,8 +42,8 @@ CASES = [("random", n, seed) for n, seed in [(8, 0), (10, 1), (15, 2), (20, 3), 
 
 
 @pytest.mark.parametrize("method", slow_exchange(sorted(RUN)))
-@pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
-@pytest.mark.parametrize("kind, n, seed", CASES)
+@pytest.mark.parametrize("rho", quick_and_slow([0.1, 1.0, 10.0], quick=[0.1, 10.0]))
+@pytest.mark.parametrize("kind, n, seed", quick_and_slow(CASES, quick=[("random", 10, 1), ("digits", 24, 5)]))
 def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
     """p* from the SDP is accurate only to about 1e-6 relative (Clarabel was 1.3e-6 low on the
     digits case at ρ = 10, outside the certified bracket of every method, SCS agreeing with the
@@ -57,7 +65,7 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
 
 
 @pytest.mark.parametrize("method", slow_exchange(ITERATIVE))
-@pytest.mark.parametrize("kind, n, seed", [("random", 20, 3), ("digits", 24, 5)])
+@pytest.mark.parametrize("kind, n, seed", quick_and_slow([("random", 20, 3), ("digits", 24, 5)], quick=[("random", 20, 3)]))
 def test_either_oracle_gives_the_same_run(kind, n, seed, method):
     """The rank-one update and a dense eigh at every point agree to about 1e-13: the gradient
     methods take the same path with either; ACCPM and the exchange method (whose interior-point
@@ -560,7 +568,7 @@ def test_mkl_master_equals_the_conic_master():
     assert weights.sum() == pytest.approx(1.0) and np.all(weights >= 0)
 
 
-@pytest.mark.parametrize("master", ["mkl", "conic"])
+@pytest.mark.parametrize("master", quick_and_slow(["mkl", "conic"], quick=["conic"]))
 def test_exchange_with_either_master_reaches_the_optimum(master):
     K0, y = FACTORIES["digits"](16, 1)
     p_star, _ = reference_optimum("digits", 16, 1, 2.0, 1.0)
@@ -570,6 +578,7 @@ def test_exchange_with_either_master_reaches_the_optimum(master):
     assert result.upper - result.lower <= 1e-4 * result.scale
 
 
+@pytest.mark.slow
 def test_exchange_options_are_used_checked_and_their_defaults_documented():
     """The documented defaults are the default run; each MKL master option changes the rounds
     and still certifies; bad values are refused by name before any work."""

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from problems import TIGHT_CLARABEL, WITHOUT_MODEL, digits_simpson, random_indefinite
+from problems import TIGHT_CLARABEL, WITHOUT_MODEL, digits_simpson, quick_and_slow, random_indefinite
 from sklearn.exceptions import ConvergenceWarning
 from test_problem_types import TYPES
 
@@ -210,7 +210,7 @@ def test_optimal_never_hides_the_gap_in_the_constant(method):
     assert result.status != "optimal" or result.gap <= 1.01e-6 * moving, (result.status, result.gap, moving)
 
 
-@pytest.mark.parametrize("method", WITHOUT_MODEL)
+@pytest.mark.parametrize("method", quick_and_slow(WITHOUT_MODEL, quick=["pg", "accpm"]))
 def test_an_svr_iterate_at_zero_is_not_called_optimal(method):
     """6 points, a PSD kernel of eigenvalues 1.7e4 to 1.7e6, targets within ±5000, C = 1e5: α = 0
     has f(α) = 0 and a zero α-dependent scale while p* is near 273 (cvxpy's max-min SDP), so a
@@ -230,6 +230,7 @@ def test_an_svr_iterate_at_zero_is_not_called_optimal(method):
     assert result.status != "optimal" or result.gap <= 1e-5 * abs(p_star), (result.status, result.lower, result.upper)
 
 
+@pytest.mark.slow
 def test_roundoff_is_judged_by_the_points_of_the_bracket():
     """SVR, n = 16, a rank-5 indefinite K0, C = 1e3, ρ = 1e-3, ε = 0: the paper's step sends pg's
     iterates to the box's corners, whose certificates carry a huge round-off allowance, while its
