@@ -3,8 +3,9 @@ each fold's path warm-started; bad input named."""
 
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn_checks import parametrize_with_checks
 
 from indkernel import IndefiniteSVC, IndefiniteSVCCV
 from indkernel.datasets import load_digits_pair
@@ -35,6 +36,11 @@ def test_the_path_scores_and_chooses_as_grid_search(digits, solve_starts):
     for k in range(3):
         np.testing.assert_array_equal(path.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"])
     assert path.best_params_ == grid.best_params_ and path.best_score_ == grid.best_score_
+    assert path.best_index_ == grid.best_index_
+    assert set(path.cv_results_) == set(grid.cv_results_)  # GridSearchCV's keys
+    np.testing.assert_array_equal(path.cv_results_["rank_test_score"], grid.cv_results_["rank_test_score"])
+    for key in ("param_C", "param_rho"):
+        assert list(path.cv_results_[key]) == list(grid.cv_results_[key])
     warm = [start is not None for start in solve_starts]
     assert warm == ([False] + [True] * 8) * 3 + [False]  # three warm paths, then the cold refit
     np.testing.assert_array_equal(path.decision_function(K), grid.best_estimator_.decision_function(K))
@@ -59,3 +65,40 @@ def test_bad_grids_are_named(digits, params, message):
     K, y = digits
     with pytest.raises((ValueError, TypeError), match=message):
         IndefiniteSVCCV(**params).fit(K, y)
+
+
+def test_a_failed_fit_scores_error_score_and_ranks_last(digits, monkeypatch):
+    """As GridSearchCV: a grid point whose fit fails on a fold scores ``error_score`` (NaN by
+    default) with a FitFailedWarning, ranks last and is never chosen; "raise" raises."""
+    K, y = digits
+    real_fit = IndefiniteSVC.fit
+
+    def failing(self, X, y, sample_weight=None):
+        if self.C == 10.0:
+            raise ValueError("no such luck")
+        return real_fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(IndefiniteSVC, "fit", failing)
+    with pytest.warns(FitFailedWarning, match="no such luck"):
+        path = IndefiniteSVCCV(IndefiniteSVC(tol=1e-4), Cs=[1.0, 10.0], rhos=[1.0], cv=3, refit=False).fit(K, y)
+    assert np.isnan(path.cv_results_["mean_test_score"][1]) and path.cv_results_["rank_test_score"][1] == 2
+    assert path.best_params_ == {"C": 1.0, "rho": 1.0}
+    with pytest.raises(ValueError, match="no such luck"):
+        IndefiniteSVCCV(IndefiniteSVC(tol=1e-4), Cs=[10.0], rhos=[1.0], cv=3, error_score="raise").fit(K, y)
+
+
+def test_sample_weight_reaches_every_fit(digits):
+    """``sample_weight`` is each fold's rows of it in every fit, and all of it in the refit: the
+    refit model is IndefiniteSVC's fitted with those weights."""
+    K, y = digits
+    weights = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    path = IndefiniteSVCCV(IndefiniteSVC(tol=1e-8), Cs=[1.0], rhos=[1.0], cv=3).fit(K, y, sample_weight=weights)
+    alone = IndefiniteSVC(C=1.0, rho=1.0, tol=1e-8).fit(K, y, sample_weight=weights)
+    np.testing.assert_array_equal(path.decision_function(K), alone.decision_function(K))
+    unweighted = IndefiniteSVCCV(IndefiniteSVC(tol=1e-8), Cs=[1.0], rhos=[1.0], cv=3).fit(K, y)
+    assert not np.array_equal(unweighted.decision_function(K), alone.decision_function(K))
+
+
+@parametrize_with_checks([IndefiniteSVCCV(IndefiniteSVC(tol=1e-4), Cs=[1.0], rhos=[1.0], cv=2)])
+def test_sklearn_conventions(estimator, check):
+    check(estimator)

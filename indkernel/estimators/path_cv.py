@@ -9,15 +9,20 @@ store of spectra, :mod:`indkernel.core.spectrum_cache`). Every fit is certified 
 
 from __future__ import annotations
 
-from numbers import Integral
+import time
+import warnings
+from numbers import Integral, Real
 
 import joblib
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import _safe_split
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .indefinite import IndefiniteSVC
 
@@ -42,15 +47,20 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         Folds run in parallel (joblib).
     refit : bool, default True
         Fit ``best_estimator_`` on all the data with the chosen C and ρ.
+    error_score : "raise" or float, default np.nan
+        As ``GridSearchCV``: the score of a grid point whose fit fails on a fold (with a
+        ``FitFailedWarning``), or "raise" to raise; a point with a NaN score ranks last.
 
     Attributes
     ----------
-    best_params_ : dict, ``{"C": ..., "rho": ...}``.
+    best_params_ : dict, ``{"C": ..., "rho": ...}``; ``best_index_`` its position in the grid.
     best_score_ : float, its mean cross-validated score.
-    cv_results_ : dict with ``params``, ``mean_test_score``, ``std_test_score`` and
-        ``split<k>_test_score``, in the order of ``GridSearchCV``'s.
+    cv_results_ : dict with ``GridSearchCV``'s keys, in its order: ``params``, ``param_C``,
+        ``param_rho``, ``split<k>_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score``, ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``,
+        ``std_score_time``.
     best_estimator_ : IndefiniteSVC fitted on all the data (with ``refit``).
-    classes_ : the labels.
+    classes_ : the labels; ``n_features_in_`` as scikit-learn's estimators.
     """
 
     _parameter_constraints: dict = {
@@ -61,10 +71,11 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         "scoring": [str, callable, None],
         "n_jobs": [Integral, None],
         "refit": ["boolean"],
+        "error_score": [StrOptions({"raise"}), Real],
     }
 
     def __init__(self, estimator=None, *, Cs=(0.1, 1.0, 10.0, 100.0), rhos=(0.1, 1.0, 10.0, 100.0), cv=5,
-                 scoring=None, n_jobs=None, refit=True):
+                 scoring=None, n_jobs=None, refit=True, error_score=np.nan):
         self.estimator = estimator
         self.Cs = Cs
         self.rhos = rhos
@@ -72,6 +83,7 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         self.scoring = scoring
         self.n_jobs = n_jobs
         self.refit = refit
+        self.error_score = error_score
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -93,26 +105,49 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
             grid.append(values)
         return [{"C": float(C), "rho": float(rho)} for C in grid[0] for rho in grid[1]]
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Score every (C, ρ) on every fold along the warm-started path, choose the best mean
         score, and refit it on all of ``X`` (the train×train similarity, or features with a
-        callable kernel) and ``y``."""
+        callable kernel) and ``y``; ``sample_weight`` goes to every fit (each fold's rows of it)."""
         self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64)
+        kept = np.unique(y if weights is None else y[weights > 0])
+        if kept.size < 2:  # before any fold: every fit would fail
+            raise ValueError(f"{type(self).__name__} needs at least two classes with positive sample weight; y has "
+                             f"one class: {kept.tolist()}")
         grid = self._grid()
         template = self._template()
-        X, y = np.asarray(X), np.asarray(y)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scorer = check_scoring(template, scoring=self.scoring)
-        scores = np.array(joblib.Parallel(n_jobs=self.n_jobs)(
-            joblib.delayed(_path_scores)(template, X, y, train, test, grid, scorer) for train, test in folds))
+        outcomes = joblib.Parallel(n_jobs=self.n_jobs)(
+            joblib.delayed(_path_scores)(template, X, y, weights, train, test, grid, scorer, self.error_score)
+            for train, test in folds)
+        scores, fit_times, score_times = (np.array([outcome[k] for outcome in outcomes]) for k in range(3))
         mean = scores.mean(axis=0)
-        best = int(np.flatnonzero(mean == mean.max())[0])
-        self.cv_results_ = {"params": grid, "mean_test_score": mean, "std_test_score": scores.std(axis=0),
-                            **{f"split{k}_test_score": fold for k, fold in enumerate(scores)}}
-        self.best_params_, self.best_score_ = grid[best], float(mean[best])
+        if np.all(np.isnan(mean)):
+            raise ValueError("every fit failed on some fold (every grid point scored NaN); pass error_score='raise' "
+                             "to see the error")
+        ranks = np.empty(len(grid), dtype=np.int32)  # as GridSearchCV's: 1 is best, NaN last, ties share the lower rank
+        order = np.where(np.isnan(mean), -np.inf, mean)
+        ranks[:] = [1 + int(np.sum(order > value)) for value in order]
+        best = int(np.flatnonzero(order == order.max())[0])
+        self.cv_results_ = {
+            "params": grid,
+            "param_C": np.ma.MaskedArray([p["C"] for p in grid], mask=False, dtype=object),
+            "param_rho": np.ma.MaskedArray([p["rho"] for p in grid], mask=False, dtype=object),
+            **{f"split{k}_test_score": fold for k, fold in enumerate(scores)},
+            "mean_test_score": mean, "std_test_score": scores.std(axis=0), "rank_test_score": ranks,
+            "mean_fit_time": fit_times.mean(axis=0), "std_fit_time": fit_times.std(axis=0),
+            "mean_score_time": score_times.mean(axis=0), "std_score_time": score_times.std(axis=0),
+        }
+        self.best_index_, self.best_params_, self.best_score_ = best, grid[best], float(mean[best])
         self.classes_ = np.unique(y)
         if self.refit:
-            self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(X, y)
+            self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(X, y, sample_weight=weights)
         return self
 
     def _fitted(self) -> IndefiniteSVC:
@@ -129,9 +164,31 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         return self._fitted().predict(X)
 
 
-def _path_scores(template: IndefiniteSVC, X, y, train, test, grid: list[dict], scorer) -> np.ndarray:
-    """The scores of one fold: the grid in order, each fit warm from the previous one."""
+def _path_scores(template: IndefiniteSVC, X, y, weights, train, test, grid: list[dict], scorer,
+                 error_score) -> tuple[list, list, list]:
+    """The scores of one fold, and the seconds of each fit and score: the grid in order, each fit
+    warm from the previous one (after a failed fit, the next starts cold)."""
     model = clone(template).set_params(warm_start=True)
     X_train, y_train = _safe_split(model, X, y, train)
     X_test, y_test = _safe_split(model, X, y, test, train)
-    return np.array([scorer(model.set_params(**params).fit(X_train, y_train), X_test, y_test) for params in grid])
+    fit_weights = None if weights is None else weights[train]
+    scores, fit_times, score_times = [], [], []
+    for params in grid:
+        start = time.perf_counter()
+        try:
+            model.set_params(**params).fit(X_train, y_train, sample_weight=fit_weights)
+        except Exception as error:
+            if error_score == "raise":
+                raise
+            warnings.warn(f"the fit at {params} failed on a fold ({type(error).__name__}: {error}); its score is "
+                          f"error_score={error_score}", FitFailedWarning, stacklevel=2)
+            model = clone(template).set_params(warm_start=True)
+            fit_times.append(time.perf_counter() - start)
+            scores.append(float(error_score))
+            score_times.append(0.0)
+            continue
+        fit_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        scores.append(scorer(model, X_test, y_test))
+        score_times.append(time.perf_counter() - start)
+    return scores, fit_times, score_times
