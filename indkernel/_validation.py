@@ -257,15 +257,65 @@ def check_two_samples(n_samples: int, estimator: str) -> None:
 FIT_ARRAYS = 5
 
 
+#: The cgroup (v2, or v1's memory controller) whose limit a container sets.
+CGROUP_V2, CGROUP_V1 = Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/memory")
+
+
 def available_memory() -> int | None:
-    """Bytes the kernel reports as available (``MemAvailable`` of /proc/meminfo), None if unknown."""
+    """Bytes this process can still allocate, None if unknown: the least of the machine's available
+    memory (psutil, else ``MemAvailable`` of /proc/meminfo), the room under a container's cgroup
+    limit, and the room under the process's address-space limit (``ulimit -v``)."""
+    candidates = [_machine_available(), _cgroup_room(), _address_space_room()]
+    known = [value for value in candidates if value is not None]
+    return min(known) if known else None
+
+
+def _machine_available() -> int | None:
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
+        import psutil
+    except ImportError:
+        try:
+            for line in Path("/proc/meminfo").read_text().splitlines():
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
         return None
+    return int(psutil.virtual_memory().available)
+
+
+def _cgroup_room() -> int | None:
+    """The cgroup's limit minus its usage (v2: memory.max and memory.current; v1: the memory
+    controller's limit_in_bytes and usage_in_bytes); None without a limit."""
+    for limit_file, usage_file in ((CGROUP_V2 / "memory.max", CGROUP_V2 / "memory.current"),
+                                   (CGROUP_V1 / "memory.limit_in_bytes", CGROUP_V1 / "memory.usage_in_bytes")):
+        try:
+            limit, usage = limit_file.read_text().strip(), int(usage_file.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit == "max" or not limit.isdigit() or int(limit) >= 2**60:  # no limit (v1 writes a huge number)
+            continue
+        return max(int(limit) - usage, 0)
     return None
+
+
+def _address_space_room() -> int | None:
+    """``RLIMIT_AS`` minus the address space in use (Unix), None without a limit."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        import psutil
+
+        used = psutil.Process().memory_info().vms
+    except ImportError:
+        return None
+    return max(soft - used, 0)
 
 
 #: n×n float64 arrays a problem type allocates beside the caller's K0 at its peak: the validated

@@ -157,3 +157,40 @@ def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monke
     monkeypatch.setattr(kernels, "simpson", lambda *args, **kwargs: calls.append(1))
     assert main(["solve", "--quiet"]) == 2 and calls == []
     assert "the simpson similarity of 365 points and its problem needs about" in capsys.readouterr().err
+
+
+def test_a_container_limit_is_the_memory_available(tmp_path, monkeypatch):
+    """Under a cgroup limit (v2's memory.max and memory.current, faked here) the room left under it
+    is what a fit may use: a fit that needs more is refused before any work; v1's "no limit" (a
+    huge number) and v2's "max" are no limit."""
+    from indkernel import IndefiniteSVC, _validation
+
+    (tmp_path / "memory.max").write_text(f"{2**30}\n")
+    (tmp_path / "memory.current").write_text(f"{2**30 - 50 * 2**20}\n")
+    monkeypatch.setattr(_validation, "CGROUP_V2", tmp_path)
+    monkeypatch.setattr(_validation, "CGROUP_V1", tmp_path / "absent")
+    assert _validation.available_memory() == 50 * 2**20
+    n = 1200  # five 1200×1200 float64 arrays: 55 MiB
+    with pytest.raises(MemoryError, match="available"):
+        IndefiniteSVC().fit(np.eye(n), np.arange(n) % 2)
+    (tmp_path / "memory.max").write_text("max\n")
+    assert _validation._cgroup_room() is None
+    v1 = tmp_path / "v1"
+    v1.mkdir()
+    (v1 / "memory.limit_in_bytes").write_text(f"{2**63 - 4096}\n")
+    (v1 / "memory.usage_in_bytes").write_text("1000\n")
+    monkeypatch.setattr(_validation, "CGROUP_V1", v1)
+    assert _validation._cgroup_room() is None
+
+
+def test_a_process_address_space_limit_is_the_memory_available():
+    """``ulimit -v`` (RLIMIT_AS) bounds what the process can allocate: the room under it is available."""
+    import subprocess
+    import sys
+
+    code = ("import resource, psutil; from indkernel._validation import available_memory; "
+            "used = psutil.Process().memory_info().vms; "
+            "resource.setrlimit(resource.RLIMIT_AS, (used + 300 * 2**20, resource.RLIM_INFINITY)); "
+            "print(available_memory() <= 300 * 2**20)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True", out.stderr
