@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.ndimage
+from sklearn.metrics import pairwise
 
 from ._progress import tqdm
 from ._validation import as_float_array, check_finite, check_nonnegative_scalar, check_positive_scalar
@@ -74,26 +75,27 @@ def _binarize(X: np.ndarray, name: str, threshold: float) -> np.ndarray:
 
 
 def linear(X, Y=None) -> np.ndarray:
-    """``⟨x, y⟩`` (a Mercer kernel)."""
+    """``⟨x, y⟩`` (a Mercer kernel; ``sklearn.metrics.pairwise.linear_kernel``)."""
     A, B = _pair(X, Y)
-    return A @ B.T
+    return pairwise.linear_kernel(A, B)
 
 
 def gaussian(X, Y=None, *, gamma: float = 1.0) -> np.ndarray:
-    """``exp(-γ‖x - y‖²)`` (a Mercer kernel)."""
+    """``exp(-γ‖x - y‖²)`` (a Mercer kernel; ``sklearn.metrics.pairwise.rbf_kernel``)."""
     gamma = check_positive_scalar(gamma, "gamma", "the width parameter of exp(-gamma ||x - y||^2)")
     A, B = _pair(X, Y)
-    return np.exp(-gamma * _squared_distances(A, B))
+    return pairwise.rbf_kernel(A, None if Y is None else B, gamma=gamma)
 
 
 def sigmoid(X, Y=None, *, a: float = 1.0, r: float = 0.0) -> np.ndarray:
-    """``tanh(a⟨x, y⟩ + r)``; indefinite for most ``(a, r)`` (the paper's UCI experiments)."""
+    """``tanh(a⟨x, y⟩ + r)``; indefinite for most ``(a, r)`` (the paper's UCI experiments;
+    ``sklearn.metrics.pairwise.sigmoid_kernel``)."""
     if isinstance(a, bool) or not isinstance(a, (int, float, np.number)) or not np.isfinite(a):
         raise TypeError(f"a must be a finite real number (the slope of tanh(a<x, y> + r)); got {a!r}")
     if isinstance(r, bool) or not isinstance(r, (int, float, np.number)) or not np.isfinite(r):
         raise TypeError(f"r must be a finite real number (the offset of tanh(a<x, y> + r)); got {r!r}")
     A, B = _pair(X, Y)
-    return np.tanh(a * (A @ B.T) + r)
+    return pairwise.sigmoid_kernel(A, B, gamma=float(a), coef0=float(r))
 
 
 def _squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
