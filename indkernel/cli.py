@@ -217,15 +217,20 @@ def _solve(args) -> int:
 def _compare(args) -> int:
     from matplotlib.backend_bases import FigureCanvasBase
 
-    from .solvers.registry import compare, plot_comparison
+    from .solvers.registry import ComparisonInterrupted, compare, plot_comparison
 
     plot = _output_file(args.plot, "--plot", args, formats=FigureCanvasBase.get_supported_filetypes())
     problem = _problem(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         limit = {} if args.time_limit is None else dict(time_limit=args.time_limit)  # else compare's default
-        table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter, verbose=not args.quiet,
-                        **limit)
+        try:
+            table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
+                            verbose=not args.quiet, **limit)
+        except ComparisonInterrupted as interrupted:  # what finished, not a traceback
+            print(interrupted.table.to_string(index=False))
+            print("indkernel compare: interrupted (Ctrl-C); the table holds the methods that finished", file=sys.stderr)
+            return 130
     print(table.to_string(index=False))
     if plot is not None:
         import matplotlib

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from indkernel import SVMProblem
 from indkernel.cli import main
 from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
@@ -275,3 +276,31 @@ def test_outputs_are_replaced_only_with_force_and_written_whole(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert main([*argv, "--force"]) in (0, 1)
     assert np.load(tmp_path / "alpha.npy").shape == (4,)
+
+
+def test_ctrl_c_in_compare_keeps_what_finished(capsys, monkeypatch):
+    """Ctrl-C during the second method: compare raises a KeyboardInterrupt that holds the table of
+    what finished (the first method's bracket, "interrupted", "not run"); the CLI prints that table
+    instead of a traceback and exits 130."""
+    from indkernel.solvers import ComparisonInterrupted, compare, registry
+
+    real, calls = registry.solve, []
+
+    def interrupted(problem, method, **options):
+        calls.append(method)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(problem, method, **options)
+
+    monkeypatch.setattr(registry, "solve", interrupted)
+    K0, y = load_digits_pair(4, 6)
+    problem = SVMProblem(simpson(K0[:40]), y[:40])
+    with pytest.raises(ComparisonInterrupted) as caught:
+        compare(problem, methods=["newton", "apg", "pg"], tol=1e-4)
+    table = caught.value.table
+    assert list(table.status) == ["optimal", "interrupted", "not run"] and isinstance(caught.value, KeyboardInterrupt)
+    assert table.lower[0] <= table.upper[0] and list(table.attrs["results"]) == ["newton"]
+    calls.clear()
+    assert main(["compare", "--methods", "newton", "apg", "pg", "--quiet"]) == 130
+    captured = capsys.readouterr()
+    assert "interrupted" in captured.out and "not run" in captured.out and "Traceback" not in captured.err

@@ -3,8 +3,9 @@
 and Newton methods, the exchange method, the direct SDP).
 """
 
-from .registry import METHODS, Method, compare, method_options, plot_comparison, solve
+from .registry import METHODS, ComparisonInterrupted, Method, compare, method_options, plot_comparison, solve
 from .result import SolveResult
 from .tracking import SolveError
 
-__all__ = ["METHODS", "Method", "SolveError", "SolveResult", "compare", "method_options", "plot_comparison", "solve"]
+__all__ = ["METHODS", "ComparisonInterrupted", "Method", "SolveError", "SolveResult", "compare", "method_options",
+           "plot_comparison", "solve"]

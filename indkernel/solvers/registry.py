@@ -199,6 +199,12 @@ def compare(problem: IndefiniteProblem, methods=COMPARED, *,
     status, reason: why a method stopped short of ``tol``); a method refused on this problem
     before any work (:func:`refusal`) gets the status "refused" and its reason, and the others
     run. The full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
+
+    Raises
+    ------
+    ComparisonInterrupted
+        On Ctrl-C (a KeyboardInterrupt): its ``table`` holds the methods that finished, the one
+        interrupted and those not started (status "interrupted", "not run").
     """
     if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
         raise TypeError(f"methods must be a list of method names such as ['pg', 'apg']; got {methods!r}")
@@ -208,12 +214,33 @@ def compare(problem: IndefiniteProblem, methods=COMPARED, *,
     refused = {method: reason for method in methods if (reason := refusal(problem, method, **kwargs)) is not None}
     if len(refused) == len(methods):
         raise ValueError("every method is refused on this problem: " + "; ".join(refused.values()))
-    results = {method: solve(problem, method, time_limit=time_limit, **kwargs) for method in methods
-               if method not in refused}
+    results: dict[str, SolveResult] = {}
+    try:
+        for method in methods:
+            if method not in refused:
+                results[method] = solve(problem, method, time_limit=time_limit, **kwargs)
+    except KeyboardInterrupt as interrupt:
+        left = [m for m in methods if m not in results and m not in refused]
+        stopped = {left[0]: ("interrupted", "Ctrl-C"), **{m: ("not run", "Ctrl-C before it started") for m in left[1:]}}
+        raise ComparisonInterrupted(_comparison_table(results, refused, stopped)) from interrupt
+    return _comparison_table(results, refused, {})
+
+
+class ComparisonInterrupted(KeyboardInterrupt):
+    """Ctrl-C inside :func:`compare`: still a KeyboardInterrupt, with the ``table`` of the methods
+    that finished (the others' rows say "interrupted" or "not run")."""
+
+    def __init__(self, table: pd.DataFrame):
+        super().__init__("compare interrupted; the methods that finished are in .table")
+        self.table = table
+
+
+def _comparison_table(results: dict, refused: dict, stopped: dict) -> pd.DataFrame:
     rows = [dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations, seconds=r.seconds,
                  status=r.status, reason="" if r.status == "optimal" else r.stop_reason) for m, r in results.items()]
-    rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status="refused",
-                  reason=reason) for m, reason in refused.items()]
+    rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status=status,
+                  reason=reason) for m, (status, reason) in
+             [*((m, ("refused", reason)) for m, reason in refused.items()), *stopped.items()]]
     table = pd.DataFrame(rows)
     table.attrs["results"] = results
     return table
