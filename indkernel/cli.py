@@ -228,10 +228,10 @@ def _compare(args) -> int:
             table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
                             verbose=not args.quiet, **limit)
         except ComparisonInterrupted as interrupted:  # what finished, not a traceback
-            print(interrupted.table.to_string(index=False))
+            print(interrupted.table.drop(columns="history").to_string(index=False))
             print("indkernel compare: interrupted (Ctrl-C); the table holds the methods that finished", file=sys.stderr)
             return 130
-    print(table.to_string(index=False))
+    print(table.drop(columns="history").to_string(index=False))
     if plot is not None:
         import matplotlib
 

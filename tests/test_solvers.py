@@ -4,6 +4,7 @@ import inspect
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 from problems import (
     FACTORIES,
@@ -261,13 +262,14 @@ def test_bad_calls():
         solve(p, "accpm", center="magic")
 
 
-def test_compare_and_plot():
+def test_compare_and_plot(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
     K0, y = FACTORIES["random"](12, 9)
     table = compare(SVMProblem(K0, y, C=2.0), methods=("apg", "accpm"), tol=1e-5)
-    assert list(table.columns) == ["method", "lower", "upper", "gap", "iterations", "seconds", "status", "reason"]
+    assert list(table.columns) == ["method", "lower", "upper", "gap", "iterations", "seconds", "status", "reason",
+                                   "history"]
     assert list(table.method) == ["apg", "accpm"] and (table.status == "optimal").all()
     assert (table.lower <= table.upper.min()).all()  # every lower bound is below every upper bound
     axes = plot_comparison(table)
@@ -281,6 +283,12 @@ def test_compare_and_plot():
     assert len(drawn) == 2 and drawn[0].figure is not figure
     with pytest.raises(TypeError, match="ax must be"):
         plot_comparison(table, ax="left")
+    # written to CSV and read back, the table still plots: the same lines
+    path = tmp_path / "comparison.csv"
+    table.to_csv(path, index=False)
+    again = plot_comparison(pd.read_csv(path), ax=plt.figure())
+    for ours, theirs in zip(axes[0].get_lines(), again[0].get_lines(), strict=True):
+        np.testing.assert_allclose(ours.get_xydata(), theirs.get_xydata(), rtol=1e-12)
     plt.close("all")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -196,7 +197,9 @@ def compare(problem: IndefiniteProblem, methods=COMPARED, *,
     ``time_limit`` seconds (default ``COMPARE_TIME_LIMIT``; None: no limit).
 
     Returns a DataFrame with one row per method (method, lower, upper, gap, iterations, seconds,
-    status, reason: why a method stopped short of ``tol``); a method refused on this problem
+    status, reason: why a method stopped short of ``tol``; history: its certified gap by iteration
+    and time as JSON, so a table written with ``to_csv`` and read back can still be plotted); a
+    method refused on this problem
     before any work (:func:`refusal`) gets the status "refused" and its reason, and the others
     run. The full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
 
@@ -237,9 +240,10 @@ class ComparisonInterrupted(KeyboardInterrupt):
 
 def _comparison_table(results: dict, refused: dict, stopped: dict) -> pd.DataFrame:
     rows = [dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations, seconds=r.seconds,
-                 status=r.status, reason="" if r.status == "optimal" else r.stop_reason) for m, r in results.items()]
+                 status=r.status, reason="" if r.status == "optimal" else r.stop_reason,
+                 history=json.dumps({k: r.history[k].tolist() for k in PLOTTED})) for m, r in results.items()]
     rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status=status,
-                  reason=reason) for m, (status, reason) in
+                  reason=reason, history="") for m, (status, reason) in
              [*((m, ("refused", reason)) for m, reason in refused.items()), *stopped.items()]]
     table = pd.DataFrame(rows)
     table.attrs["results"] = results
@@ -265,6 +269,22 @@ def refusal(problem: IndefiniteProblem, method: str, **options) -> str | None:
     return None
 
 
+#: The history columns a comparison table keeps for plotting.
+PLOTTED = ("iteration", "time", "gap")
+
+
+def _histories(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each method's history from a :func:`compare` table: its results, or (a table read back from
+    a CSV) its ``history`` column."""
+    if isinstance(table.attrs.get("results"), dict):
+        return {method: result.history for method, result in table.attrs["results"].items()}
+    if not {"method", "history"} <= set(table.columns):
+        raise TypeError("results must be the table of compare(...) (with its method and history columns) or a dict "
+                        "{method: SolveResult}")
+    return {method: pd.DataFrame(json.loads(text)) for method, text in zip(table.method, table.history, strict=True)
+            if isinstance(text, str) and text}
+
+
 def plot_comparison(results, ax=None):
     """Certified gap against iteration and against time (semilog), one line per method.
 
@@ -284,8 +304,10 @@ def plot_comparison(results, ax=None):
     from matplotlib.figure import Figure
 
     if isinstance(results, pd.DataFrame):
-        results = results.attrs.get("results")
-    if not isinstance(results, dict) or not all(isinstance(r, SolveResult) for r in results.values()):
+        histories = _histories(results)
+    elif isinstance(results, dict) and all(isinstance(r, SolveResult) for r in results.values()):
+        histories = {method: result.history for method, result in results.items()}
+    else:
         raise TypeError("results must be the table of compare(...) or a dict {method: SolveResult}; "
                         f"got {type(results).__name__}")
     if ax is None:
@@ -299,8 +321,7 @@ def plot_comparison(results, ax=None):
     else:
         raise TypeError(f"ax must be None, a matplotlib Axes, a pair of Axes or a Figure; got {type(ax).__name__}")
     panels = list(zip(axes, ("iteration", "time"), ("iteration", "time (s)"), strict=False))
-    for method, result in results.items():
-        h = result.history
+    for method, h in histories.items():
         for a, x, _ in panels:
             a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
     for a, _, label in panels:
