@@ -9,6 +9,7 @@ from numbers import Real
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 #: Relative tolerance under which a similarity matrix counts as symmetric.
 SYMMETRY_TOL = 1e-10
@@ -261,27 +262,12 @@ FIT_ARRAYS = 5
 CGROUP_V2, CGROUP_V1 = Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/memory")
 
 
-def available_memory() -> int | None:
-    """Bytes this process can still allocate, None if unknown: the least of the machine's available
-    memory (psutil, else ``MemAvailable`` of /proc/meminfo), the room under a container's cgroup
-    limit, and the room under the process's address-space limit (``ulimit -v``)."""
-    candidates = [_machine_available(), _cgroup_room(), _address_space_room()]
-    known = [value for value in candidates if value is not None]
-    return min(known) if known else None
-
-
-def _machine_available() -> int | None:
-    try:
-        import psutil
-    except ImportError:
-        try:
-            for line in Path("/proc/meminfo").read_text().splitlines():
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            return None
-        return None
-    return int(psutil.virtual_memory().available)
+def available_memory() -> int:
+    """Bytes this process can still allocate: the least of the machine's available memory
+    (psutil), the room under a container's cgroup limit, and the room under the process's
+    address-space limit (``ulimit -v``)."""
+    limits = [room for room in (_cgroup_room(), _address_space_room()) if room is not None]
+    return min([int(psutil.virtual_memory().available), *limits])
 
 
 def _cgroup_room() -> int | None:
@@ -309,13 +295,7 @@ def _address_space_room() -> int | None:
         return None
     if soft == resource.RLIM_INFINITY:
         return None
-    try:
-        import psutil
-
-        used = psutil.Process().memory_info().vms
-    except ImportError:
-        return None
-    return max(soft - used, 0)
+    return max(soft - psutil.Process().memory_info().vms, 0)
 
 
 #: n×n float64 arrays a problem type allocates beside the caller's K0 at its peak: the validated
@@ -328,6 +308,6 @@ def check_memory(n: int, what: str, arrays: int = FIT_ARRAYS, fix: str = "train 
     ``arrays`` n×n float64 arrays at its peak will not fit in the available memory: a MemoryError
     with the size, the need, what is available and ``fix``."""
     needed, available = arrays * 8 * n * n, available_memory()
-    if available is not None and needed > available:
+    if needed > available:
         raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB ({arrays} {n}×{n} float64 arrays at its "
                           f"peak), but {available / 2**30:.1f} GiB are available; {fix}")

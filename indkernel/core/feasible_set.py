@@ -24,7 +24,8 @@ class FeasibleSet:
     Attributes
     ----------
     a : (dim,) array; b : float; lo : (dim,) finite array.
-    hi : (dim,) array; it may hold ``inf`` (an unbounded set: :attr:`is_bounded` is False).
+    hi : (dim,) array; it may hold ``inf`` (an unbounded set).
+    is_bounded : bool, every bound is finite (ACCPM's localization set needs it).
     reach : (dim,) finite array or None
         The upper ends of a box ``lo <= x <= reach`` that holds every maximizer of the problems the
         machine poses on A (a level-set bound; :class:`indkernel.core.machines.SquaredHinge`): the
@@ -37,12 +38,15 @@ class FeasibleSet:
     hi: np.ndarray
     reach: np.ndarray = None  # type: ignore[assignment]  # None becomes hi in __post_init__
     _anchor: np.ndarray = field(init=False, repr=False)  # a feasible point (the projection of an unbounded set)
+    is_bounded: bool = field(init=False)
 
     def __post_init__(self) -> None:
         reach = self.hi if self.reach is None else np.minimum(self.reach, self.hi)
         if not np.all(np.isfinite(reach)):
             raise ValueError("an unbounded feasible set needs finite reach: a box known to hold the maximizers")
         object.__setattr__(self, "reach", reach)
+        # every bound finite (ACCPM's localization set needs it); read on every projection
+        object.__setattr__(self, "is_bounded", bool(np.all(np.isfinite(self.lo)) and np.all(np.isfinite(self.hi))))
         object.__setattr__(self, "_anchor", project_box_hyperplane((self.lo + reach) / 2, self.a, self.b, self.lo, reach))
         for array in (self.a, self.lo, self.hi, self.reach):
             array.setflags(write=False)
@@ -51,11 +55,6 @@ class FeasibleSet:
     def dim(self) -> int:
         """The number of variables."""
         return self.a.size
-
-    @property
-    def is_bounded(self) -> bool:
-        """True if every bound is finite (ACCPM's localization set and a trust radius need it)."""
-        return bool(np.all(np.isfinite(self.lo)) and np.all(np.isfinite(self.hi)))
 
     @property
     def extent(self) -> np.ndarray:

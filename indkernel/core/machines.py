@@ -231,11 +231,11 @@ class SquaredHinge(Hinge):
     Parameters as :class:`Hinge`.
     """
 
+    curvature: np.ndarray
+
     def __init__(self, y, C, class_weight, n: int):
-        self.n = self.dim = n
-        self.y, self.classes = check_binary_labels(y, n)
-        self.C = penalty_vector(C, self.y, self.classes, class_weight)
-        self.curvature = self.D = 1.0 / (2.0 * self.C)
+        super().__init__(y, C, class_weight, n)  # labels and C; the set is replaced
+        self.curvature = 1.0 / (2.0 * self.C)
         reach = 2.0 * self.C + 2.0 * np.sqrt(self.C * np.sum(self.C))
         self.feasible = FeasibleSet(self.y, 0.0, np.zeros(n), np.full(n, np.inf), reach)
 
@@ -255,7 +255,7 @@ class SquaredHinge(Hinge):
     def libsvm_beta(self, K, tol, max_iter):
         # the hinge SVM on K + D with a box that never binds (the reach holds its maximizers too)
         svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
-        augmented = K + np.diag(self.D)
+        augmented = K + np.diag(self.curvature)
         capped = libsvm_fit(svc, max_iter, augmented, self.y, sample_weight=self.feasible.reach)
         return _dense_beta(self.n, svc.support_, svc.dual_coef_[0]), capped
 

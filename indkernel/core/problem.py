@@ -140,16 +140,10 @@ class IndefiniteProblem:
         """The adjoint of :meth:`oracle_u`: maps a gradient in u to a gradient in α."""
         return self.machine.u_adjoint(g if self._scale is None else self._scale * g)
 
-    def oracle_u_extent(self) -> np.ndarray:
+    def _u_extent(self) -> np.ndarray:
         """The largest ``|u_i|`` over the box, in the oracle's space."""
         extent = self.machine.u_extent()
         return extent if self._scale is None else self._scale * extent
-
-    def _dual_term(self, alpha: np.ndarray) -> float:
-        return self.machine.dual_term(alpha)
-
-    def _dual_term_gradient(self, alpha: np.ndarray) -> np.ndarray:
-        return self.machine.dual_term_gradient(alpha)
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
         """Map the ``alpha`` variable of a ``formulations`` model to this problem's variables (onto A)."""
@@ -192,7 +186,7 @@ class IndefiniteProblem:
         """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
         oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the
         methods that use it correct it by backtracking."""
-        u = self.oracle_u_extent()
+        u = self._u_extent()
         curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
         if self._scale is not None:
             curvature *= float(np.max(self._scale)) ** 2
@@ -241,23 +235,23 @@ class IndefiniteProblem:
         K0 = self._oracle_K0
         if self.rho == np.inf:
             lam, V = scipy.linalg.eigh(K0)
-            return float(self._dual_term(alpha) - 0.5 * np.maximum(lam, 0.0) @ (u @ V) ** 2)
+            return float(self.machine.dual_term(alpha) - 0.5 * np.maximum(lam, 0.0) @ (u @ V) ** 2)
         lam, V = scipy.linalg.eigh(K0 + np.outer(u, u) / (4 * self.rho))
         lam_plus = np.maximum(lam, 0.0)
         if form == "eigenvalue":
             K0_diag = np.sum(V * (K0 @ V), axis=0)  # v_iᵀ K0 v_i
-            return float(self._dual_term(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
+            return float(self.machine.dual_term(alpha) - 0.5 * lam_plus @ (u @ V) ** 2 + self.rho * lam_plus @ lam_plus
                          - 2 * self.rho * K0_diag @ lam_plus + self.rho * np.sum(K0 * K0))
         K_star = (V * lam_plus) @ V.T
-        return float(self._dual_term(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
+        return float(self.machine.dual_term(alpha) - 0.5 * u @ K_star @ u + self.rho * np.sum((K_star - K0) ** 2))
 
     def objective_at(self, alpha: np.ndarray) -> float:
         """:meth:`objective` unchecked (the solvers' protocol)."""
-        return self._dual_term(alpha) + self._point(alpha).value
+        return self.machine.dual_term(alpha) + self._point(alpha).value
 
     def gradient_at(self, alpha: np.ndarray) -> np.ndarray:
         """:meth:`gradient` unchecked (the solvers' protocol)."""
-        return self._dual_term_gradient(alpha) - self.oracle_u_adjoint(self._point(alpha).Ku)
+        return self.machine.dual_term_gradient(alpha) - self.oracle_u_adjoint(self._point(alpha).Ku)
 
     def hessian_at(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
         """:meth:`hessian` unchecked (the solvers' protocol)."""
@@ -330,7 +324,7 @@ class IndefiniteProblem:
         lam_plus, projections = np.maximum(lam, 0.0), u @ V
         K0_diag = lam - sigma * projections ** 2  # v_iᵀ K0 v_i
         K_star_u = V @ (lam_plus * projections)
-        gradient = self._dual_term_gradient(alpha) - self.oracle_u_adjoint(K_star_u)
+        gradient = self.machine.dual_term_gradient(alpha) - self.oracle_u_adjoint(K_star_u)
         if sigma == 0:  # ρ = ∞: the eigenvalues do not move with α
             return gradient
         weights = np.clip(lam / epsilon, 0.0, 1.0)  # dφ_ε/dλ at each eigenvalue

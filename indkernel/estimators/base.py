@@ -122,7 +122,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         rule_coef: np.ndarray | None = None
         oracles = [oracle for oracle in {id(p.oracle): p.oracle for p in problems}.values() if isinstance(oracle, EighProxy)]
         if len(oracles) == 1:  # the one O(n³) step, shown (and cached) before the iterations
-            _decompose(oracles[0], "K0", bool(self.verbose), leave=True)
+            progress.decompose(oracles[0], "K0", bool(self.verbose))
         elif oracles:  # one per one-vs-one pair
             with tqdm(total=len(oracles), desc="eigendecompositions", disable=not self.verbose, leave=False) as bar:
                 decompose_concurrently(oracles, lambda: bar.update(1))
@@ -258,10 +258,3 @@ def _owned(array: np.ndarray) -> np.ndarray:
 def _rows_of(K0: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The block of K0 on ``rows`` (K0 itself when they are all of its rows)."""
     return K0 if rows.size == len(K0) else K0[np.ix_(rows, rows)]
-
-
-def _decompose(oracle: EighProxy, what: str, verbose: bool, leave: bool) -> None:
-    """Compute (and cache) the oracle's one eigendecomposition, shown as a progress line."""
-    size = len(oracle.K0)
-    with progress.step(f"eigendecomposition of {what} ({size}×{size})", verbose, leave=leave):
-        oracle.spectrum  # noqa: B018

@@ -15,6 +15,7 @@ from numbers import Integral, Real
 
 import joblib
 import numpy as np
+import scipy.stats
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import check_scoring
@@ -131,10 +132,9 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
         if np.all(np.isnan(mean)):
             raise ValueError("every fit failed on some fold (every grid point scored NaN); pass error_score='raise' "
                              "to see the error")
-        ranks = np.empty(len(grid), dtype=np.int32)  # as GridSearchCV's: 1 is best, NaN last, ties share the lower rank
-        order = np.where(np.isnan(mean), -np.inf, mean)
-        ranks[:] = [1 + int(np.sum(order > value)) for value in order]
-        best = int(np.flatnonzero(order == order.max())[0])
+        order = np.where(np.isnan(mean), -np.inf, mean)  # as GridSearchCV's: NaN last, ties share the lower rank
+        ranks = scipy.stats.rankdata(-order, method="min").astype(np.int32)
+        best = int(np.argmax(order))  # the first of the best
         self.cv_results_ = {
             "params": grid,
             "param_C": np.ma.MaskedArray([p["C"] for p in grid], mask=False, dtype=object),

@@ -8,6 +8,13 @@ from contextlib import contextmanager
 from .._progress import tqdm
 
 
+def decompose(oracle, what: str, verbose: bool, leave: bool = True) -> None:
+    """Compute (and cache) an oracle's one eigendecomposition, shown as a progress line."""
+    size = len(oracle.K0)
+    with step(f"eigendecomposition of {what} ({size}×{size})", verbose, leave=leave):
+        oracle.spectrum  # noqa: B018 (a cached property)
+
+
 @contextmanager
 def step(description: str, verbose: bool, *, leave: bool = True) -> Iterator[None]:
     """Show ``description`` with a running clock while the block runs, and its time when done."""

@@ -142,9 +142,7 @@ def _oracles(model, K0: np.ndarray, cross: np.ndarray, among: np.ndarray) -> Ite
     rows, verbose = model._task_rows, bool(model.verbose)
     if rows[0].size == model.shape_fit_[0]:
         oracle = RankOneProxy(full_matrix(K0, cross, among))
-        size = len(oracle.K0)
-        with progress.step(f"eigendecomposition of the train + test similarities ({size}×{size})", verbose):
-            oracle.spectrum  # noqa: B018 (computed and cached)
+        progress.decompose(oracle, "the train + test similarities", verbose)
         yield from [oracle] * len(rows)
         return
     width = blas_thread_count()

@@ -242,9 +242,9 @@ def _comparison_table(results: dict, refused: dict, stopped: dict) -> pd.DataFra
     rows = [dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations, seconds=r.seconds,
                  status=r.status, reason="" if r.status == "optimal" else r.stop_reason,
                  history=json.dumps({k: r.history[k].tolist() for k in PLOTTED})) for m, r in results.items()]
+    not_solved = {**{m: ("refused", reason) for m, reason in refused.items()}, **stopped}
     rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status=status,
-                  reason=reason, history="") for m, (status, reason) in
-             [*((m, ("refused", reason)) for m, reason in refused.items()), *stopped.items()]]
+                  reason=reason, history="") for m, (status, reason) in not_solved.items()]
     table = pd.DataFrame(rows)
     table.attrs["results"] = results
     return table

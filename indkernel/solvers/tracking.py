@@ -272,8 +272,7 @@ class Run:
             return
         certificate = self._certify(snapped, "free")
         upper, scale = min(self.upper, certificate.upper), certificate.scale
-        gap = upper - certificate.lower
-        if gap <= (self.tol if self.absolute else self.tol * scale):
+        if upper - certificate.lower <= self.target(scale):
             self.alpha, self.lower, self.upper, self.scale = snapped, certificate.lower, upper, scale
             self.certificate = certificate  # the history keeps the best bounds seen: no row
 
