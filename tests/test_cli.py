@@ -76,13 +76,6 @@ def test_compare_writes_a_table_and_a_plot(capsys, tmp_path):
     assert "pg" in out and "apg" in out and plot.stat().st_size > 10_000
 
 
-@pytest.mark.slow
-def test_figures_quick_writes_both_pngs(capsys, tmp_path):
-    """The README's first command (in the fast loop too: about half a minute on the embedded digits)."""
-    assert main(["figures", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
-    assert {p.name for p in tmp_path.glob("*.png")} == {"convergence_digits_quick.png", "timing_digits_quick.png"}
-
-
 def test_datasets_lists_the_files(capsys, tmp_path):
     assert main(["datasets", "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out

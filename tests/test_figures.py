@@ -158,13 +158,18 @@ def test_tables_quick_on_the_papers_data(tmp_path, paper_data):
 
 @pytest.mark.slow
 def test_convergence_and_timing_quick(tmp_path):
-    """fig:convergence_figures and fig:time_figures on the embedded digits: the CSV holds every run
-    of every method (and nothing else), the PNG is drawn, the certified gaps never increase within a
-    run, and the suboptimality's reference p̂ is a certified upper bound that some run's lower
-    bound meets to 1e-6."""
+    """fig:convergence_figures and fig:time_figures on the embedded digits, by the README's first
+    command (``indkernel figures --quick``): both PNGs and nothing else are written, the CSV holds
+    every run of every method (and nothing else), the certified gaps never increase within a run,
+    and the suboptimality's reference p̂ is a certified upper bound that some run's lower bound
+    meets to 1e-6."""
     import pandas as pd
 
-    pngs = load("paper_figures").main(quick=True, dataset="digits", out=tmp_path, quiet=True)
+    from indkernel.cli import main
+
+    assert main(["figures", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
+    pngs = {name: tmp_path / f"{name}_digits_quick.png" for name in ("convergence", "timing")}
+    assert set(tmp_path.glob("*.png")) == set(pngs.values())
     for name, methods in (("convergence", {"pg", "accpm-paper", "accpm", "apg", "newton"}),
                           ("timing", {"pg", "accpm", "exchange", "apg", "newton"})):
         png = pngs[name]

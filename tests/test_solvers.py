@@ -40,6 +40,11 @@ def test_every_registered_method_has_its_tolerances():
 
 
 CASES = [("random", n, seed) for n, seed in [(8, 0), (10, 1), (15, 2), (20, 3), (30, 4)]] + [("digits", 24, 5)]
+#: The cases where the exchange method needs hundreds of conic masters (38-113 s each on 2 cores:
+#: random n = 30 at ρ = 0.1 certifies at round 656) and that the whole suite leaves out to keep
+#: its 20 minutes; it runs on the twelve others, every size and ρ among them.
+EXCHANGE_TOO_LONG = {("random", 15, 2, 0.1), ("random", 20, 3, 0.1), ("random", 30, 4, 0.1), ("random", 30, 4, 1.0),
+                     ("digits", 24, 5, 0.1), ("digits", 24, 5, 1.0)}
 
 
 @pytest.mark.parametrize("method", slow_exchange(sorted(RUN)))
@@ -50,6 +55,8 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
     digits case at ρ = 10, outside the certified bracket of every method, SCS agreeing with the
     bracket); the SDP's α gives an exact lower bound f(α_sdp) <= p*, which every recorded upper
     bound must exceed with no slack at all."""
+    if method == "exchange" and (kind, n, seed, rho) in EXCHANGE_TOO_LONG:
+        pytest.skip("hundreds of exchange rounds: EXCHANGE_TOO_LONG")
     p_star, alpha_sdp = reference_optimum(kind, n, seed, 2.0, rho)
     K0, y = FACTORIES[kind](n, seed)
     problem = SVMProblem(K0, y, C=2.0, rho=rho)
@@ -72,6 +79,8 @@ def test_either_oracle_gives_the_same_run(kind, n, seed, method):
     methods take the same path with either; ACCPM and the exchange method (whose interior-point
     steps magnify such differences, and projected Newton, whose conjugate gradients do) certify the
     same optimum, within their tolerance."""
+    if method == "exchange" and (kind, n, seed, 1.0) in EXCHANGE_TOO_LONG:
+        pytest.skip("hundreds of exchange rounds: EXCHANGE_TOO_LONG")
     p_star, _ = reference_optimum(kind, n, seed, 2.0, 1.0)
     K0, y = FACTORIES[kind](n, seed)
     fast, dense = (solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=name), method, **RUN[method])
