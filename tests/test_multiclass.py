@@ -3,6 +3,7 @@ SVC in both decision shapes, one-vs-rest against OneVsRestClassifier(SVC)), one
 eigendecomposition for every one-vs-rest problem, per-problem certificates and warnings, class
 weights, grid search, pickling, baselines."""
 
+import itertools
 import pickle
 import warnings
 
@@ -141,9 +142,7 @@ def test_transductive_decisions_are_the_dense_heuristic(strategy, four_digits, m
     decisions = model.decision_function(full[n:])
     monkeypatch.undo()
     columns = []
-    for coef, rows, b in zip(model.dual_coef_, model._task_rows, model.intercept_, strict=True):
-        beta = np.zeros(n)
-        beta[model.support_] = coef
+    for beta, rows, b in zip(model._betas(), model._task_rows, model._intercepts, strict=True):  # each task's own signs
         columns.append(_clipped_test_block(full, beta[rows], rows, 1.0) + b)
     expected = np.column_stack(columns)
     if strategy == "ovr":
@@ -281,3 +280,28 @@ def test_the_consistent_rule_classifies_what_the_raw_rows_could_not():
     assert 0.55 < OneVsRestClassifier(SVC(kernel="precomputed")).fit(K, y).score(K, y) < 0.75  # 0.64
     for strategy in ("ovr", "ovo"):
         assert IndefiniteSVC(tol=1e-4, multi_class=strategy).fit(K, y).score(K, y) > 0.85  # 0.93 and 0.92 when written
+
+
+def test_one_vs_one_coefficients_in_libsvms_layout_give_the_decisions(four_digits):
+    """Read as scikit-learn reads ``SVC``'s packed ``dual_coef_`` (pair (i, j): class i's support
+    vectors in row j - 1, class j's in row i; positive for class i), the coefficients and
+    intercepts give the pairwise decisions, raw and consistent (``test_coef_`` in the same signs);
+    the support is ordered by class."""
+    X, y, X_test, _ = four_digits
+    full = simpson(np.vstack([X, X_test]))
+    n = len(y)
+    for rule in ("raw", "consistent"):
+        model = IndefiniteSVC(C=10.0, rho=1.0, tol=1e-6, test_kernel=rule, decision_function_shape="ovo").fit(full[:n, :n], y)
+        assert model.dual_coef_.shape == (3, len(model.support_)) and model.intercept_.shape == (6,)
+        assert np.all(np.diff(np.searchsorted(model.classes_, y[model.support_])) >= 0)
+        K_test = full[n:, :n]
+        decisions = model.decision_function(K_test)
+        if rule == "consistent":
+            np.testing.assert_allclose(decisions, K_test @ model.test_coef_.T + model.intercept_, atol=1e-10)
+            continue
+        sv_class = np.searchsorted(model.classes_, y[model.support_])
+        for pair, (i, j) in enumerate(itertools.combinations(range(4), 2)):
+            first, second = model.support_[sv_class == i], model.support_[sv_class == j]
+            expected = (K_test[:, first] @ model.dual_coef_[j - 1, sv_class == i]
+                        + K_test[:, second] @ model.dual_coef_[i, sv_class == j] + model.intercept_[pair])
+            np.testing.assert_allclose(decisions[:, pair], expected, atol=1e-10)

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -27,3 +28,15 @@ def test_a_readme_snippet_runs_alone_and_its_comments_hold(index):
     else:  # "6 iterations"
         assert namespace["r"].iterations == 6 and namespace["r"].status == "optimal"
         assert namespace["c"].lower <= namespace["r"].lower <= namespace["r"].upper <= namespace["c"].upper
+
+
+def test_the_guides_calibration_example_runs_alone_and_gives_probabilities():
+    guide = (README.parent / "docs" / "guide.md").read_text(encoding="utf-8")
+    [snippet] = [s for s in re.findall(r"```python\n(.*?)```", guide, flags=re.DOTALL) if "CalibratedClassifierCV" in s]
+    namespace: dict = {}
+    exec(compile(snippet, "the guide's calibration example", "exec"), namespace)
+    calibrated, X, y = namespace["calibrated"], namespace["X"], namespace["y"]
+    probabilities = calibrated.predict_proba(X[200:])
+    assert probabilities.shape == (len(X) - 200, 2) and np.all((probabilities >= 0) & (probabilities <= 1))
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    assert np.mean(calibrated.classes_[probabilities.argmax(axis=1)] == y[200:]) > 0.9

@@ -178,7 +178,9 @@ def test_balanced_class_weights_are_scikit_learns():
 def test_at_the_limit_the_fit_is_svcs_attribute_by_attribute(rho):
     """On a PSD kernel at ρ → ∞ the fit is ``SVC``'s: the same support (round-off left at the
     bounds is snapped, certified after), the same support counts per class, class weights, fit
-    status, and decisions within 1e-6: breast cancer (300 standardized rows, RBF) and iris."""
+    status, decisions within 1e-6, and the coefficients and intercepts in libsvm's layout and signs
+    (iris: three one-vs-one pairs packed in two rows): breast cancer (300 standardized rows, RBF)
+    and iris."""
     from sklearn.datasets import load_breast_cancer, load_iris
     from sklearn.metrics.pairwise import rbf_kernel
     from sklearn.preprocessing import StandardScaler
@@ -190,8 +192,11 @@ def test_at_the_limit_the_fit_is_svcs_attribute_by_attribute(rho):
     for (K, labels), weight in ((cancer, None), (cancer, "balanced"), (iris, None)):
         theirs = SVC(kernel="precomputed", C=1.0, tol=1e-10, class_weight=weight).fit(K, labels)
         ours = IndefiniteSVC(C=1.0, rho=rho, tol=1e-9, class_weight=weight).fit(K, labels)
-        assert set(ours.support_) == set(theirs.support_)
+        np.testing.assert_array_equal(ours.support_, theirs.support_)
         np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+        assert ours.dual_coef_.shape == theirs.dual_coef_.shape
+        np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, atol=1e-5)
+        np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-6)
         np.testing.assert_allclose(ours.class_weight_, theirs.class_weight_, rtol=1e-12)
         assert ours.fit_status_ == theirs.fit_status_ == 0 and ours.support_vectors_.shape == (0, 0)
         np.testing.assert_allclose(ours.decision_function(K), theirs.decision_function(K), atol=1e-6)

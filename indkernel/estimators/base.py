@@ -137,14 +137,14 @@ class BaseIndefiniteMachine(BaseEstimator):
                 rule_coef = np.zeros((len(problems), n)) if rule_coef is None else rule_coef
                 rule_coef[k, task.rows] = w
             results.append(result)
-        self.support_ = np.flatnonzero(np.any(coefficients != 0, axis=0))
-        self.dual_coef_ = coefficients[:, self.support_]
-        self.intercept_ = intercepts
+        # the decisions' own coefficients, one row per problem, positive for the task's +1 class;
+        # the public attributes (``_publish``) are these, or libsvm's layout for one-vs-one
+        self._support = np.flatnonzero(np.any(coefficients != 0, axis=0))
+        self._dual_coef, self._intercepts = coefficients[:, self._support], intercepts
         self._coefficients: dict[str, np.ndarray] = {}
         if rule_coef is not None:
-            self.test_coef_ = self._coefficients[rule.name] = rule_coef
-        elif hasattr(self, "test_coef_"):  # of an earlier fit with another rule
-            del self.test_coef_
+            self._coefficients[rule.name] = rule_coef
+        self._publish(rule_coef)
 
         def each(name: str):
             values = np.array([getattr(r, name) for r in results])
@@ -158,6 +158,18 @@ class BaseIndefiniteMachine(BaseEstimator):
         self._task_rows = [task.rows for task in tasks]
         self._warm_state = [(task.rows, problem.feasible.reach, result.alpha)
                             for problem, task, result in zip(problems, tasks, results, strict=True)]
+
+    def _publish(self, rule_coef: np.ndarray | None) -> None:
+        """The public ``support_``, ``dual_coef_``, ``intercept_`` and ``test_coef_`` (with a
+        consistent rule): the decisions' own coefficients (a classifier changes the layout)."""
+        self.support_, self.dual_coef_, self.intercept_ = self._support, self._dual_coef, self._intercepts
+        self._publish_test_coef(rule_coef, 1.0)
+
+    def _publish_test_coef(self, rule_coef: np.ndarray | None, sign: float) -> None:
+        if rule_coef is not None:
+            self.test_coef_ = sign * rule_coef
+        elif hasattr(self, "test_coef_"):  # of an earlier fit with another rule
+            del self.test_coef_
 
     def _warm_starts(self, problems: list, tasks: list[multiclass.BinaryTask]) -> list:
         """With ``warm_start`` and a previous fit of the same problems (the same rows each, for a
@@ -199,8 +211,8 @@ class BaseIndefiniteMachine(BaseEstimator):
 
     def _betas(self) -> np.ndarray:
         """(n_problems, n): each problem's β on all training points (0 off its support)."""
-        betas = np.zeros((len(self.dual_coef_), self.shape_fit_[0]))
-        betas[:, self.support_] = self.dual_coef_
+        betas = np.zeros((len(self._dual_coef), self.shape_fit_[0]))
+        betas[:, self._support] = self._dual_coef
         return betas
 
     def _check_targets(self, y) -> None:
@@ -227,7 +239,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         rule ``test_kernel`` (:mod:`indkernel.estimators.rules`)."""
         check_is_fitted(self)
         rule, n = self._rule(), self.shape_fit_[0]
-        columns = self.support_ if rule.support_only else slice(None)
+        columns = self._support if rule.support_only else slice(None)
         if self.kernel == "precomputed":
             X = check_array(X, dtype=np.float64, input_name="X")
             width = n + X.shape[0] if rule.needs_test_block else n

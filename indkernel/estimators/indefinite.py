@@ -102,15 +102,19 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     classes_ : (k,) the labels; for two, ``classes_[1]`` is the positive class.
     support_ : indices of the training points with ``α_i > 0`` in some binary problem (coordinates
         that round-off left at a bound are set to it when that keeps the fit certified, so the
-        support is libsvm's); ``n_support_`` their number per class, ``support_vectors_`` empty as
-        ``SVC``'s with a precomputed kernel.
+        support is libsvm's), ordered by class (then index) as ``SVC``'s; ``n_support_`` their number per class, ``support_vectors_`` empty as ``SVC``'s
+        with a precomputed kernel.
     class_weight_ : (k,) array, the weight of each class's C; ``fit_status_`` 0 if every problem
         is certified optimal, else 1.
-    dual_coef_ : (n_problems, n_SV) array, ``y_i α_i`` of each binary problem (0 off its support
-        or rows); n_problems is 1 for two classes, k(k-1)/2 for one-vs-one, k for one-vs-rest.
+    dual_coef_ : ``y_i α_i`` on the support. Two classes: (1, n_SV), the decision positive for
+        ``classes_[1]``. One-vs-one on k > 2 classes: (k - 1, n_SV) in ``SVC``'s (libsvm's) layout
+        and signs, pair (i, j) positive for class i. One-vs-rest: (k, n_SV), row c positive for
+        class c. 0 off a problem's support or rows.
     test_coef_ : (n_problems, n) array, with a consistent rule: the ``w`` of each problem's
-        decision ``K0(x, X_train) w + b`` (``w = Pβ`` for ``"consistent"``).
-    intercept_ : (n_problems,) array, the exactly optimal intercept of each certified primal point.
+        decision ``K0(x, X_train) w + intercept_`` (``w = Pβ`` for ``"consistent"``), in the signs
+        of ``intercept_``.
+    intercept_ : (n_problems,) array, the exactly optimal intercept of each certified primal point
+        (one-vs-one on k > 2 classes: ``SVC``'s signs, pair (i, j) positive for class i).
     lower_bound_, upper_bound_, gap_ : (n_problems,) arrays, certified ``lower <= p* <= upper`` and
         their difference, the absolute gap, for each problem (in the order of the problems), as
         ``SVC``'s ``n_iter_`` whatever the number of classes.
@@ -187,6 +191,7 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
             shared = self._shared_oracle(K_rows)
         problems = [self._problem(K_rows if task.rows.size == rows.size else _rows_of(K0, task.rows), task.labels,
                                   C[task.rows], class_weight, shared) for task in tasks]
+        self._class_index = index
         self._solve(problems, tasks)
         # SVC's bookkeeping: support vectors per class, the class weights, 0 for a certified fit
         self.n_support_ = np.bincount(index[self.support_], minlength=len(self.classes_)).astype(np.int32)
@@ -195,6 +200,13 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         self.class_weight_ = np.array([weights_of[np.flatnonzero(index[rows] == k)[0]] for k in range(len(self.classes_))])
         self.fit_status_ = int(not np.all(self.status_ == "optimal"))
         return self
+
+    def _publish(self, rule_coef):
+        """``SVC``'s layout and signs (:func:`indkernel.estimators.multiclass.libsvm_layout`)."""
+        self.support_, self.dual_coef_, self.intercept_ = multiclass.libsvm_layout(
+            self._support, self._dual_coef, self._intercepts, self._class_index, len(self.classes_), self.multi_class)
+        pairs_flipped = len(self.classes_) > 2 and self.multi_class == "ovo"
+        self._publish_test_coef(rule_coef, -1.0 if pairs_flipped else 1.0)
 
     def _problem(self, K0, y, C, class_weight, oracle):
         """The binary problem of one task; ``oracle``: the one shared by every task on all of K0, or None."""

@@ -52,6 +52,30 @@ def binary_tasks(y: np.ndarray, classes: np.ndarray, strategy: str, rows: np.nda
     return tasks
 
 
+def libsvm_layout(support: np.ndarray, coefficients: np.ndarray, intercepts: np.ndarray, class_index: np.ndarray,
+                  n_classes: int, strategy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``SVC``'s ``(support_, dual_coef_, intercept_)`` from each binary problem's ``y_i α_i`` on
+    the ``support`` (sorted indices; one row per problem, positive for the task's +1 class) and
+    its offset.
+
+    The support is ordered by class, then index, as libsvm's. Two classes (and one-vs-rest, which
+    ``SVC`` does not train): the rows as they are. One-vs-one on k > 2 classes: libsvm's pair
+    (i, j) is positive for class i, so coefficients and intercepts change sign, and the
+    (k - 1, n_SV) packing is libsvm's: in pair (i, j), the coefficients of class i's support
+    vectors go to row j - 1, those of class j's to row i.
+    """
+    classes = class_index[support]
+    order = np.lexsort((support, classes))
+    support, classes, coefficients = support[order], classes[order], coefficients[:, order]
+    if n_classes == 2 or strategy == "ovr":
+        return support, coefficients, intercepts
+    packed = np.zeros((n_classes - 1, support.size))
+    for pair, (i, j) in enumerate(combinations(range(n_classes), 2)):
+        packed[j - 1, classes == i] = -coefficients[pair, classes == i]
+        packed[i, classes == j] = -coefficients[pair, classes == j]
+    return support, packed, -intercepts
+
+
 def check_contract(strategy: str, shape: str, break_ties: bool, n_classes: int, estimator: str) -> None:
     """Refuse the combinations ``SVC`` refuses, and a pairwise shape without pairwise problems."""
     if n_classes > 2 and strategy == "ovr" and shape == "ovo":

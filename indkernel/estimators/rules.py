@@ -77,7 +77,7 @@ class Raw(TestRule):
     name, support_only = "raw", True
 
     def decide(self, model, cross, among):
-        return cross @ model.dual_coef_.T + model.intercept_
+        return cross @ model._dual_coef.T + model._intercepts
 
 
 class Consistent(TestRule):
@@ -89,7 +89,7 @@ class Consistent(TestRule):
         return point.project_positive(point.u)
 
     def decide(self, model, cross, among):
-        return cross @ model._rule_coefficients(self).T + model.intercept_
+        return cross @ model._rule_coefficients(self).T + model._intercepts
 
 
 class ConsistentFlip(Consistent):
@@ -129,7 +129,7 @@ class Transductive(TestRule):
             among = check_kernel(among, name="the test×test block X[:, n_train:]")
         K0, decisions = model._training_similarity(), []
         for rows, oracle, beta, intercept in zip(model._task_rows, _oracles(model, K0, cross, among),
-                                                 model._betas(), model.intercept_, strict=True):
+                                                 model._betas(), model._intercepts, strict=True):
             decisions.append(transductive_decision(oracle, beta[rows], model._fit_rho) + intercept)
         return np.column_stack(decisions)
 
