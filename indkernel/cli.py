@@ -250,11 +250,27 @@ def _figures(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from .reproduction.reproduce import reproduce
+    from .reproduction.reproduce import outputs, reproduce
 
     out = _output_folder(args.out, "--out")
-    written = reproduce(args.which, mode="full" if args.full else "quick", dataset=args.dataset, out=out,
-                        data_dir=args.data_dir, quiet=args.quiet)
+    mode = "full" if args.full else "quick"
+    csvs = outputs(args.which, mode, args.dataset, out)
+    existing = [path for csv in csvs.values() for path in (csv, csv.with_suffix(".png")) if path.exists()]
+    if existing and not args.force:
+        raise ValueError(f"--out {out} holds {', '.join(path.name for path in existing)}; pass --force to replace "
+                         "them, or give another --out")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise ValueError(f"--out {out} cannot be written (no permission); give a writable folder")
+    try:
+        written = reproduce(args.which, mode=mode, dataset=args.dataset, out=out, data_dir=args.data_dir,
+                            quiet=args.quiet)
+    except KeyboardInterrupt:  # what finished, not a traceback
+        kept = [csv.name for csv in csvs.values() if csv.exists()]
+        print("indkernel figures: interrupted (Ctrl-C); " + (
+            f"{', '.join(kept)} in {out} keep the runs that finished (draw a PNG from a CSV with "
+            "indkernel.reproduction.reproduce.redraw)" if kept else "no run had finished: nothing written"),
+            file=sys.stderr)
+        return 130
     for name, path in written.items():
         print(f"{name}: {path} (and {path.with_suffix('.csv').name})")
     return 0
@@ -423,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--dataset", choices=("digits", "usps"), default="digits",
                          help="digits: embedded (default); usps: USPS 3 vs 5 from the data directory")
     figures.add_argument("--out", default="indkernel-figures", help="output folder (default ./indkernel-figures)")
+    figures.add_argument("--force", action="store_true", help="replace the figures' CSV and PNG files that exist in --out")
     figures.set_defaults(run=_figures)
 
     tables = commands.add_parser("tables", parents=[common], help="reproduce the paper's three tables",

@@ -297,3 +297,46 @@ def test_ctrl_c_in_compare_keeps_what_finished(capsys, monkeypatch):
     assert main(["compare", "--methods", "newton", "apg", "pg", "--quiet"]) == 130
     captured = capsys.readouterr()
     assert "interrupted" in captured.out and "not run" in captured.out and "Traceback" not in captured.err
+
+
+def test_figures_refuse_to_replace_their_files_before_any_work(tmp_path, capsys, monkeypatch):
+    from indkernel.reproduction import reproduce
+
+    monkeypatch.setattr(reproduce, "reproduce", lambda *args, **kwargs: pytest.fail("work started"))
+    (tmp_path / "timing_digits_quick.png").write_bytes(b"a user's figure")
+    assert main(["figures", "--quick", "--out", str(tmp_path), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert "timing_digits_quick.png" in error and "--force" in error
+    assert (tmp_path / "timing_digits_quick.png").read_bytes() == b"a user's figure"
+
+
+def test_an_interrupted_figure_keeps_its_finished_runs(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the convergence figure's third run: its CSV holds the two runs that finished (it is
+    rewritten whole after each), the PNG is not drawn, exit 130 with no traceback; the kept CSV is
+    replaced only with --force."""
+    import pandas as pd
+
+    from indkernel.reproduction import reproduce
+
+    calls, interrupt_after = [], [2 * 6]  # 1 reference + 5 methods a run
+
+    def history(problem, method, **options):
+        calls.append(method)
+        if len(calls) > interrupt_after[0]:
+            raise KeyboardInterrupt
+        rows = pd.DataFrame(dict(iteration=[0, 1], time=[0.0, 0.1], lower=[1.0, 2.0], upper=[4.0, 3.0],
+                                 gap=[3.0, 1.0], scale=[1.0, 1.0]))
+        return rows.assign(method=method), "optimal"
+
+    monkeypatch.setattr(reproduce, "_history", history)
+    argv = ["figures", "convergence", "--quick", "--out", str(tmp_path), "--quiet"]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert "interrupted" in captured.err and "convergence_digits_quick.csv" in captured.err
+    assert "Traceback" not in captured.err
+    csv, png = tmp_path / "convergence_digits_quick.csv", tmp_path / "convergence_digits_quick.png"
+    assert sorted(pd.read_csv(csv).run.unique()) == [0, 1] and not png.exists()
+    assert main(argv) == 2  # the kept runs are not replaced without --force
+    interrupt_after[0] = 10**6
+    assert main([*argv, "--force"]) == 0
+    assert sorted(pd.read_csv(csv).run.unique()) == [0, 1, 2] and png.stat().st_size > 10_000

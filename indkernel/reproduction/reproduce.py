@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import datasets, kernels
+from .._files import write_whole
 from .._progress import tqdm
 from ..core.svm_problem import SVMProblem
 from ..solvers.accpm import PAPER
@@ -109,10 +110,11 @@ def _history(problem: SVMProblem, method: str, **options) -> tuple[pd.DataFrame,
 
 
 def convergence_table(setting: ConvergenceSetting, dataset: str = "digits", data_dir=None,
-                      quiet: bool = False) -> pd.DataFrame:
+                      quiet: bool = False, save: Callable[[pd.DataFrame], None] = lambda table: None) -> pd.DataFrame:
     """One row per iteration of every run: method, run, iteration, time, lower, upper, gap, and
     ``p_hat``, the smallest certified upper bound on the run's subset (of every method's run and
-    of a long projected Newton run), so ``p_hat - lower >= p* - f(α)`` is the certified suboptimality."""
+    of a long projected Newton run), so ``p_hat - lower >= p* - f(α)`` is the certified suboptimality.
+    ``save`` gets the table of the runs finished so far after each run."""
     X, y = _images(dataset, data_dir)
     frames = []
     with tqdm(total=setting.runs * len(setting.methods), disable=quiet, desc="convergence") as bar:
@@ -131,12 +133,15 @@ def convergence_table(setting: ConvergenceSetting, dataset: str = "digits", data
             # the rows of the iterates only: a run that reached its cap adds libsvm's bound at its
             # best point after them (Run.result), a different certificate
             frames += [h[h.iteration < setting.iterations].assign(p_hat=p_hat) for h in histories]
+            save(pd.concat(frames, ignore_index=True))
     return pd.concat(frames, ignore_index=True)
 
 
-def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None, quiet: bool = False) -> pd.DataFrame:
+def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None, quiet: bool = False,
+                 save: Callable[[pd.DataFrame], None] = lambda table: None) -> pd.DataFrame:
     """One row per certificate of every run: method, rho, n, run, iteration, time, lower, upper,
-    gap, and the run's final status ("optimal" when the absolute gap reached ``tol``)."""
+    gap, and the run's final status ("optimal" when the absolute gap reached ``tol``). ``save``
+    gets the table of the runs finished so far after each run."""
     X, y = _images(dataset, data_dir)
     limits = {"accpm": setting.accpm_max_n, "exchange": setting.exchange_max_n}
     jobs = [(n, rho, run, method) for n in setting.sizes for rho in setting.rhos for run in range(setting.runs)
@@ -149,6 +154,7 @@ def timing_table(setting: TimingSetting, dataset: str = "digits", data_dir=None,
         problem = _subset_problem(X, y, n, run, setting.C, rho)
         history, status = _history(problem, method, tol=setting.tol, absolute=True, time_limit=setting.time_limit)
         frames.append(history.assign(rho=rho, n=n, run=run, status=status))
+        save(pd.concat(frames, ignore_index=True))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -199,7 +205,7 @@ def plot_convergence(table: pd.DataFrame, path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, frameon=False)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    fig.savefig(path, dpi=120)
+    write_whole(path, lambda file: fig.savefig(file, dpi=120, format="png"))
     plt.close(fig)
 
 
@@ -245,7 +251,7 @@ def plot_timing(table: pd.DataFrame, path: Path) -> None:
     handles += [Line2D([], [], color="black", marker="o", mfc="none", linestyle="", label="some run hit the time cap")]
     fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9)
     fig.tight_layout(rect=(0, 0.17, 1, 1))
-    fig.savefig(path, dpi=120)
+    write_whole(path, lambda file: fig.savefig(file, dpi=120, format="png"))
     plt.close(fig)
 
 
@@ -263,21 +269,32 @@ def redraw(csv: Path) -> Path:
     return csv.with_suffix(".png")
 
 
-def reproduce(which: str = "all", *, mode: str = "quick", dataset: str = "digits", out=".", data_dir=None,
-              quiet: bool = False) -> dict[str, Path]:
-    """Compute, save (``<name>_<dataset>_<mode>.csv``) and draw (``.png``) the figures; returns the
-    PNG paths by figure name. ``which`` is "convergence", "timing" or "all"; ``mode`` "quick" or "full"."""
+def outputs(which: str, mode: str, dataset: str, out) -> dict[str, Path]:
+    """The CSV of each figure :func:`reproduce` writes (its PNG beside it, same stem)."""
     if which not in (*FIGURES, "all"):
         raise ValueError(f"which must be one of {sorted(FIGURES)} or 'all'; got {which!r}")
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full'; got {mode!r}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    return {name: Path(out) / f"{name}_{dataset}_{mode}.csv" for name in (FIGURES if which == "all" else (which,))}
+
+
+def reproduce(which: str = "all", *, mode: str = "quick", dataset: str = "digits", out=".", data_dir=None,
+              quiet: bool = False) -> dict[str, Path]:
+    """Compute, save (``<name>_<dataset>_<mode>.csv``) and draw (``.png``) the figures; returns the
+    PNG paths by figure name. ``which`` is "convergence", "timing" or "all"; ``mode`` "quick" or "full".
+
+    The CSV is rewritten whole after every finished run (:func:`indkernel._files.write_whole`), so
+    an interrupted run leaves the runs that finished; the PNG is drawn once the figure's runs are all
+    done (``redraw`` draws one from any CSV)."""
+    csvs = outputs(which, mode, dataset, out)
+    Path(out).mkdir(parents=True, exist_ok=True)
     written = {}
-    for name in FIGURES if which == "all" else (which,):
+    for name, csv in csvs.items():
         settings, compute, _ = FIGURES[name]
-        table = compute(settings[mode], dataset, data_dir, quiet)
-        stem = out / f"{name}_{dataset}_{mode}"
-        table.to_csv(stem.with_suffix(".csv"), index=False)
-        written[name] = redraw(stem.with_suffix(".csv"))
+
+        def save(table: pd.DataFrame, csv: Path = csv) -> None:
+            write_whole(csv, lambda file: table.to_csv(file, index=False), mode="w")
+
+        save(compute(settings[mode], dataset, data_dir, quiet, save=save))
+        written[name] = redraw(csv)
     return written
