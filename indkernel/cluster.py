@@ -9,6 +9,10 @@ splits), so one context decides where it runs::
         search.fit(K, y)
 
 ``indkernel tables --backend dask [--scheduler ADDRESS]`` does the same for the tables.
+
+A script that starts a LocalCluster (``joblib_backend("dask")`` without a scheduler) must run its
+work under ``if __name__ == "__main__":``: the cluster's worker processes import the script again
+("Nanny failed to start" otherwise).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 
 
 @contextmanager
-def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_workers: int = 2) -> Iterator[None]:
+def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_workers: int = 2,
+                   timeout: float = 10.0) -> Iterator[None]:
     """Run the joblib work inside the block on ``backend``.
 
     Parameters
@@ -41,6 +46,12 @@ def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_wor
         closed after it, each worker with the thread limits of a joblib worker.
     n_workers : int
         The workers of that LocalCluster.
+    timeout : float, default 10
+        Seconds to reach the scheduler before an ``OSError`` naming it.
+
+    The environment is left as found: the variables the cluster's start-up changes (a
+    LocalCluster sets the workers' thread variables in this process too) are put back when the
+    block ends.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
@@ -51,16 +62,38 @@ def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_wor
         return
     if not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer; got {n_workers!r}")
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
         raise ImportError("the dask backend needs dask.distributed: pip install 'indkernel[dask]'") from error
+    before = dict(os.environ)
     with ExitStack() as stack:
         if scheduler is None:
             threads = str(max(1, (os.cpu_count() or 1) // n_workers))
             scheduler = stack.enter_context(LocalCluster(
                 n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
                 env=dict.fromkeys(THREAD_VARIABLES, threads)))
-        stack.enter_context(Client(scheduler))
+        try:
+            stack.enter_context(Client(scheduler, timeout=timeout))
+        except OSError as error:
+            raise OSError(f"cannot reach the Dask scheduler {scheduler} within {timeout:g} s ({error}); check the "
+                          "address (--scheduler), or leave it out for a local cluster") from error
+        stack.callback(_restore, before, _changed(before))
         stack.enter_context(joblib.parallel_config(backend="dask"))
         yield
+
+
+def _changed(before: dict[str, str]) -> set[str]:
+    """The environment variables that differ from ``before`` (the cluster's start-up set them)."""
+    return {name for name in set(os.environ) | set(before) if os.environ.get(name) != before.get(name)}
+
+
+def _restore(before: dict[str, str], names: set[str]) -> None:
+    """Put the variables ``names`` back as they were ``before`` (removed if they were not set)."""
+    for name in names:
+        if name in before:
+            os.environ[name] = before[name]
+        else:
+            os.environ.pop(name, None)

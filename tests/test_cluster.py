@@ -60,3 +60,36 @@ def test_a_scheduler_without_the_dask_backend_is_refused_before_any_work(tmp_pat
     with pytest.raises(ValueError, match="backend must be one of"):
         with joblib_backend("ray"):
             pass
+
+
+def test_an_unreachable_scheduler_is_named_quickly(capsys):
+    """Nothing listens on port 9 here: an OSError naming the address within the timeout, and in the
+    command line a sentence and exit 2, not a traceback after 30 s."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(OSError, match=r"cannot reach the Dask scheduler tcp://127\.0\.0\.1:9 within 1 s"):
+        with joblib_backend("dask", scheduler="tcp://127.0.0.1:9", timeout=1):
+            pass
+    assert time.perf_counter() - start < 15
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        with joblib_backend("dask", scheduler="tcp://127.0.0.1:9", timeout=0):
+            pass
+
+
+def test_a_local_cluster_leaves_the_environment_as_found():
+    import os
+
+    before = dict(os.environ)
+    with joblib_backend("dask", n_workers=1):
+        pass
+    assert dict(os.environ) == before
+
+
+@pytest.mark.slow  # the default 10 s to reach the scheduler
+def test_the_command_line_names_an_unreachable_scheduler(tmp_path, capsys):
+    assert main(["tables", "--quick", "--digits", "--quiet", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
+                 "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "cannot reach the Dask scheduler tcp://127.0.0.1:9" in error and "Traceback" not in error
+    assert not any(tmp_path.iterdir())
