@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import formulations
@@ -233,6 +233,7 @@ def test_zero_and_vanishing_kernels(n, seed, kind, s, method):
 
 @ROUND_THREE
 @given(n=sizes, seed=seeds, k=st.integers(-100, 100), excess=orders(0.1, 3), method=methods)
+@example(n=2, seed=0, k=0, excess=1000.0, method="accpm")  # its centering failed near α = 0: ended "failed"
 def test_svr_targets_inside_the_tube(n, seed, k, excess, method):
     """ε over 1.25 times half the targets' spread: α = 0 is optimal and p* = f(0) exactly (f(α) <=
     f(0) + ∇f(0)ᵀα <= f(0)), where the α-dependent scale is 0; the bracket holds f(0), and a run

@@ -86,15 +86,17 @@ class FeasibleSet:
 
     def snapped(self, x: np.ndarray, tolerance: float = SNAP_TOLERANCE) -> np.ndarray | None:
         """x with every coordinate within ``tolerance`` (relative to the box) of a bound set to it,
-        and ``aᵀx = b`` restored along the other coordinates; None if nothing moved or the
-        restoring step would leave the box. Round-off leaves 1e-16 where a bound is meant: snapped,
+        and ``aᵀx = b`` restored along the other coordinates (with none left, the vertex if it
+        satisfies ``aᵀx = b`` exactly); None if nothing moved or the restoring step would leave the box. Round-off leaves 1e-16 where a bound is meant: snapped,
         the support is the one libsvm reports."""
         span = tolerance * np.maximum(self.extent, 1e-300)
         at_lo, at_hi = x - self.lo <= span, self.hi - x <= span
         z = np.where(at_lo, self.lo, np.where(at_hi, self.hi, x))
         free = ~(at_lo | at_hi)
-        if np.array_equal(z, x) or not np.any(free):
+        if np.array_equal(z, x):
             return None
+        if not np.any(free):  # every coordinate at a bound: the vertex, if it is in A exactly
+            return z if float(self.a @ z) == self.b else None
         z[free] -= self.a[free] * ((float(self.a @ z) - self.b) / float(self.a[free] @ self.a[free]))
         if np.any(z[free] <= self.lo[free]) or np.any(z[free] >= self.hi[free]):
             return None

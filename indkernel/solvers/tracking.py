@@ -276,6 +276,31 @@ class Run:
             self.alpha, self.lower, self.upper, self.scale = snapped, certificate.lower, upper, scale
             self.certificate = certificate  # the history keeps the best bounds seen: no row
 
+    def _settle_at_snapped_point(self) -> None:
+        """A run that ended short of tol (its method failed or stalled) where its best α is within
+        round-off of a bound, so the α-dependent scale nearly vanishes there (ACCPM's centers
+        approaching α = 0, where ε holds every target in the SVR's tube): the snapped point's own
+        tight certificate, if it meets tol alone, becomes the result ("optimal")."""
+        assert self.alpha is not None
+        snapped = self.problem.feasible.snapped(self.alpha)
+        if snapped is None:
+            return
+        certificate = self._certify(snapped, "tight")
+        gap = min(self.upper, certificate.upper) - certificate.lower
+        if self.absolute:
+            measure = gap
+        elif certificate.scale > 0:
+            measure = gap / certificate.scale
+        else:
+            measure = 0.0 if gap <= ROUNDOFF_MULTIPLE * certificate.allowance else np.inf
+        if measure <= self.tol:
+            self.alpha, self.scale, self.certificate = snapped, certificate.scale, certificate
+            self.lower, self.upper = certificate.lower, min(self.upper, certificate.upper)
+            self.allowance = certificate.allowance
+            self.status, self.reason = "optimal", (
+                f"certified {'absolute' if self.absolute else 'relative'} gap {measure:.2e} <= tol={self.tol:g} at the "
+                f"best point with its coordinates at round-off from a bound set to the bound (the method: {self.reason})")
+
     def _stop(self, status: str, reason: str) -> None:
         if self.status is None:
             self.status, self.reason = status, reason
@@ -294,6 +319,7 @@ class Run:
                 self._rows.pop()  # nothing gained: no row
             if self.status != "optimal":
                 self.status, self.reason = stop
+                self._settle_at_snapped_point()
         if self.status == "optimal":
             self._snap()
         self._reporter.close()
