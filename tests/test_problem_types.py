@@ -184,9 +184,11 @@ def test_maxmin_and_minmax_models_agree(kind):
 #: The sizes of each type's problems: every method on three, the exchange (a conic master per
 #: round) on the two smaller; on 25 points it took up to 385 rounds and 180 s for one case
 #: (PerturbSVM), and ``tests/test_solvers.py`` runs it on 24- and 30-point problems. The 8-point
-#: cases (under a second each) stay in the fast loop, the others are slow (the paper's projected
-#: gradient needs 35,000 iterations on the 25-point one-class problem).
+#: cases (under a second each) stay in the fast loop, the others are slow. The paper's projected
+#: gradient needs 35,000 iterations (72 s) on the 25-point one-class problem: left out of the
+#: whole suite's 20 minutes, it runs there on the 8- and 16-point ones.
 SIZES = [(8, 14), (16, 10), (25, 11)]
+TOO_LONG = {("one-class", 25, "pg")}
 SOLVER_CASES = [pytest.param(n, seed, method, marks=[pytest.mark.slow] if n > 8 else [])
                 for method in ALL_METHODS for n, seed in SIZES
                 if not (method == "exchange" and n == 25)]
@@ -195,6 +197,8 @@ SOLVER_CASES = [pytest.param(n, seed, method, marks=[pytest.mark.slow] if n > 8 
 @pytest.mark.parametrize("n, seed, method", SOLVER_CASES)
 @pytest.mark.parametrize("kind", sorted(TYPES))
 def test_every_solver_reaches_the_optimum(kind, n, seed, method):
+    if (kind, n, method) in TOO_LONG:
+        pytest.skip("tens of thousands of iterations: TOO_LONG")
     problem = TYPES[kind](n, seed)
     p_star = reference(problem)
     tol = 1e-4 if method == "pg" else 1e-6
