@@ -262,3 +262,16 @@ def test_the_paper_figures_redrawn_share_one_colour_per_method_and_keep_legends_
             assert matplotlib.colors.same_color(colour, COLORS[method_of[label]]), label
     with pytest.raises(ValueError, match="convergence or timing"):
         redraw(tmp_path / "other_usps_full.csv")
+
+
+@pytest.mark.slow
+def test_small_fits_quick(tmp_path, capsys):
+    """The single-fit benchmark on two small cases: both thread settings (the one-thread one in a
+    child process), the ratios of the medians, the CSV and the profile summary."""
+    table = load("small_fits").main(quick=True, out=tmp_path / "small_fits.csv")
+    assert list(table.threads) == ["default", "default", "one", "one"] and list(table.n) == [50, 120, 50, 120]
+    assert (table.indefinite_ms > 0).all() and (table.denoise_ms > 0).all()
+    np.testing.assert_allclose(table.ratio, table.indefinite_ms / table.denoise_ms, rtol=0.02)
+    assert (table.ratio_min <= table.ratio_max).all() and (tmp_path / "small_fits.csv").is_file()
+    printed = capsys.readouterr().out
+    assert "within 1.5x of denoise" in printed and "profile of the default fit" in printed and "tottime" in printed

@@ -367,6 +367,11 @@ class IndefiniteProblem:
         return self.feasible.violation(check_vector(alpha, self.dim, "alpha"))
 
     # ----- the certificate --------------------------------------------------------------
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float) -> certificate.Certificate:
+        """:meth:`certify` at a solver's own feasible iterate, unchecked, its bound solved no further
+        than ``target`` above ``f(α)`` (the gap that would end the run): the solvers' entry."""
+        return certificate.certify(self, alpha, bound=bound, target=target)
+
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (the docs' mathematics page), valid in
         floating point.

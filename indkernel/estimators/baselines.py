@@ -11,7 +11,8 @@ similarities with the interface of :class:`indkernel.IndefiniteSVC` (``fit(K_tra
   then solves the SVM on ``K̃``.
 - :class:`ModSVC`: Lin & Lin (2003), the kernel only in the separation constraints, the
   identity in the objective: ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
-  ``α, ξ >= 0``; a convex QP for any K0, solved through cvxpy.
+  ``α, ξ >= 0``; a convex QP for any K0, solved by its dual with the project's projected Newton
+  (:mod:`indkernel.core.mod_svm`, certified), or as a QP through cvxpy (``solver=``).
 - ``SpectrumSVC(spectrum="none")``: libsvm's SVC on the indefinite K0 itself, the paper's plain
   "SVM" column (libsvm converges to a stationary point of the nonconvex dual, with no optimality
   guarantee).
@@ -21,12 +22,14 @@ similarities with the interface of :class:`indkernel.IndefiniteSVC` (``fit(K_tra
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -42,9 +45,15 @@ from .._validation import (
     penalty_vector,
     sample_class_weights,
 )
+from ..core.mod_svm import ModSVMDual
+from ..solvers.projected_newton import projected_newton
+from ..solvers.tracking import Run
 from . import multiclass
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
+#: Projected Newton iterations on a Mod SVM dual before the QP takes over (the tables' problems
+#: certify 1e-8 within 40 from the active-set start).
+NEWTON_CAP = 200
 
 
 class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
@@ -144,52 +153,83 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
 
 class ModSVC(_PrecomputedClassifier):
     """Lin & Lin (2003): ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
-    ``α, ξ >= 0`` (module docstring); convex for any K0. Solved by cvxpy (Clarabel); more than
-    two classes by one-vs-one problems, ``decision_function_shape`` as in ``SVC``
-    (:mod:`indkernel.estimators.multiclass`).
+    ``α, ξ >= 0`` (module docstring); convex for any K0. More than two classes by one-vs-one
+    problems, ``decision_function_shape`` as in ``SVC`` (:mod:`indkernel.estimators.multiclass`).
 
     Parameters
     ----------
     C : float, default 1.0; class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
-    solver : str, default ``formulations.DEFAULT_SOLVER``.
+    solver : str, default "newton"
+        ``"newton"``: the dual ``max eᵀλ - ½‖(Mλ)₊‖²`` over the SVM's set (M = YK0Y) by an
+        active-set start through libsvm and the projected Newton method, certified to ``tol``
+        (:mod:`indkernel.core.mod_svm`; no general QP). Or an installed cvxpy solver
+        (``"CLARABEL"``, ``"SCS"``...): the QP as it is.
+    tol : float, default 1e-8
+        With ``"newton"``: the certified duality gap of each binary problem, relative to the
+        λ-dependent size of its dual (about the accuracy of the conic solvers' defaults).
 
     Attributes
     ----------
-    classes_, dual_coef_ ((n_problems, n): ``α_j y_j`` of each binary problem), intercept_ ((n_problems,)).
+    classes_, dual_coef_ ((n_problems, n): ``α_j y_j`` of each binary problem), intercept_ ((n_problems,)),
+    gap_ ((n_problems,): the certified gap of each problem with ``"newton"``, NaN with a cvxpy solver).
     """
 
-    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints, "solver": [str]}
+    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints, "solver": [str],
+                              "tol": [Interval(Real, 0, None, closed="neither")]}
 
-    def __init__(self, C=1.0, *, class_weight=None, decision_function_shape="ovr", solver=formulations.DEFAULT_SOLVER):
+    def __init__(self, C=1.0, *, class_weight=None, decision_function_shape="ovr", solver="newton", tol=1e-8):
         self.C = C
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
         self.solver = solver
+        self.tol = tol
 
     def fit(self, X, y):
-        if self.solver not in cp.installed_solvers():
-            raise ValueError(f"solver={self.solver!r} is not an installed cvxpy solver; choose one of "
-                             f"{sorted(cp.installed_solvers())}")
+        if self.solver != "newton" and self.solver not in cp.installed_solvers():
+            raise ValueError(f"solver={self.solver!r} is neither 'newton' nor an installed cvxpy solver; choose one of "
+                             f"{['newton', *sorted(cp.installed_solvers())]}")
         K, y, index = self._validate_training(X, y)
         tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
         self.dual_coef_, self.intercept_ = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
+        self.gap_ = np.full(len(tasks), np.nan)
         for k, task in enumerate(tasks):
             y_pm, classes = check_binary_labels(task.labels, len(task.rows))
             C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
                  else self.C * sample_class_weights(self.class_weight, index, self.classes_)[task.rows])
-            self.dual_coef_[k, task.rows], self.intercept_[k] = self._solve(K[np.ix_(task.rows, task.rows)], y_pm, C)
+            block = K[np.ix_(task.rows, task.rows)]
+            solve = self._solve_dual if self.solver == "newton" else self._solve_qp
+            self.dual_coef_[k, task.rows], self.intercept_[k], self.gap_[k] = solve(block, y_pm, C)
         return self
 
-    def _solve(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float]:
-        """``(α ∘ y, b)`` of the binary QP."""
+    def _solve_dual(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """``(α ∘ y, b, gap)`` of the binary problem by its dual (:class:`indkernel.core.mod_svm.ModSVMDual`);
+        where projected Newton stalls short of tol or needs more than ``NEWTON_CAP`` iterations (a
+        kernel of low rank: the dual is flat along M's null space and steep across it), the QP
+        through the default conic solver, with a ConvergenceWarning that says so."""
+        dual = ModSVMDual(K, y_pm, C)
+        run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
+        projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False)
+        result = run.result(warn=False)
+        if result.status in ("optimal", "roundoff"):  # "roundoff": as tight as floating point allows
+            _, alpha, b = dual.best_primal  # the primal point of the run's upper bound: within the gap of P*
+            return y_pm * alpha, b, result.gap
+        warnings.warn(f"ModSVC: the Mod SVM dual stopped short of tol={self.tol:g} ({result.status}: certified gap "
+                      f"{result.gap:.3g}); solved as a QP by {formulations.DEFAULT_SOLVER} instead",
+                      ConvergenceWarning, stacklevel=3)
+        return self._solve_qp(K, y_pm, C, formulations.DEFAULT_SOLVER)
+
+    def _solve_qp(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray,
+                  solver: str | None = None) -> tuple[np.ndarray, float, float]:
+        """``(α ∘ y, b, NaN)`` of the binary QP through cvxpy (``solver``, default the estimator's)."""
+        solver = self.solver if solver is None else solver
         n = len(y_pm)
         alpha, b, slack = cp.Variable(n, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)
         margins = cp.multiply(y_pm, K @ cp.multiply(y_pm, alpha) + b)
         problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(alpha) + C @ slack), [margins >= 1 - slack])
-        problem.solve(solver=self.solver)
+        problem.solve(solver=solver)
         if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise RuntimeError(f"the Mod SVM QP ended with status {problem.status!r} ({self.solver})")
-        return y_pm * np.asarray(alpha.value), float(np.asarray(b.value))
+            raise RuntimeError(f"the Mod SVM QP ended with status {problem.status!r} ({solver})")
+        return y_pm * np.asarray(alpha.value), float(np.asarray(b.value)), np.nan
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_

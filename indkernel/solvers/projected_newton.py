@@ -26,7 +26,7 @@ class NewtonSearch:
 
 def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1e-4, gradient_armijo: float = 0.1,
                      extrapolate: float = 1.1, max_halvings: int = 4, max_doublings: int = 20, shift: float = 1e-8,
-                     alpha0=None) -> None:
+                     alpha0=None, fallback: bool = True) -> None:
     """Maximize the concave f over A by projected Newton steps with the exact Hessian.
 
     Each iteration (Moré & Toraldo's gradient-projection-then-subspace scheme, with Bertsekas'
@@ -77,6 +77,10 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         conjugate gradients defined where the Hessian is singular and changes no useful step.
     alpha0 : array, optional
         Starting point (projected onto A); default ``problem.initial_point()``.
+    fallback : bool, default True
+        Where the certified gap has not halved in ``STALL_WINDOW`` iterations, go on with the
+        accelerated projected gradient from the best point; False: end the run there (status
+        ``"stalled"``), for a caller with another route (the Mod SVM baseline's QP).
     """
     cg_steps = _positive_int(cg_steps, "cg_steps")
     search = NewtonSearch(
@@ -93,7 +97,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with blas_threads(1):
         if not run.observe(x):
-            _iterate(problem, run, x, cg_steps, search, shift)
+            _iterate(problem, run, x, cg_steps, search, shift, fallback)
 
 
 def _fraction(value, name: str) -> float:
@@ -110,7 +114,8 @@ def _fraction(value, name: str) -> float:
 STALL_WINDOW = 20
 
 
-def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float) -> None:
+def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float,
+             fallback: bool = True) -> None:
     """The loop of :func:`projected_newton` from the certified point x (:data:`STALL_WINDOW`: the
     fallback to the accelerated projected gradient)."""
     gaps = [run.upper - run.lower]
@@ -150,6 +155,9 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
             return
         gaps.append(run.upper - run.lower)
         if len(gaps) > STALL_WINDOW and not gaps[-1] <= 0.5 * gaps[-1 - STALL_WINDOW]:
+            if not fallback:
+                run.fail("stalled", f"the certified gap did not halve in {STALL_WINDOW} iterations")
+                return
             run.details["fallback"] = f"apg from iteration {run.iteration + 1}: the gap did not halve in {STALL_WINDOW}"
             if run.bound == "free":
                 run.bound = "refined"  # apg's own checks

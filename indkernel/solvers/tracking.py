@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -16,8 +17,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._progress import tqdm
 from .._validation import check_positive_scalar
-from ..core.certificate import BOUNDS, Certificate, certify
-from ..core.problem import IndefiniteProblem
+from ..core.certificate import BOUNDS, Certificate
+from ..core.feasible_set import FeasibleSet
 from .result import HISTORY_COLUMNS, SolveResult
 
 #: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
@@ -61,12 +62,28 @@ def iteration_cap(max_iter, default: int) -> int | None:
     return int(max_iter)
 
 
+class Certifiable(Protocol):
+    """What a run needs of its problem: an :class:`indkernel.IndefiniteProblem`, or another concave
+    maximization over a box cut by a hyperplane with a certificate of its own (the Mod SVM's dual,
+    :class:`indkernel.core.mod_svm.ModSVMDual`)."""
+
+    @property
+    def feasible(self) -> FeasibleSet: ...
+
+    @property
+    def oracle(self) -> object: ...  # its ``fallbacks`` are counted, if it has any
+
+    def objective_at(self, alpha: np.ndarray) -> float: ...
+
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float) -> Certificate: ...
+
+
 class Run:
     """One solver run on one problem.
 
     Parameters
     ----------
-    problem : IndefiniteProblem
+    problem : Certifiable (an IndefiniteProblem)
     method : str, the method's name (for the result and messages).
     tol : float
         Target on the certified gap, relative to the best point's scale unless ``absolute=True``
@@ -80,7 +97,7 @@ class Run:
     label : str or None, a name of the problem for the bar and the ConvergenceWarning.
     """
 
-    def __init__(self, problem: IndefiniteProblem, method: str, *, tol: float = 1e-6, absolute: bool = False,
+    def __init__(self, problem: Certifiable, method: str, *, tol: float = 1e-6, absolute: bool = False,
                  max_iter: int | None = 1000, time_limit: float | None = None, bound: str = "tight",
                  verbose: bool = False, label: str | None = None):
         self.problem, self.method = problem, method
@@ -164,7 +181,7 @@ class Run:
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
-        return certify(self.problem, alpha, bound=bound, target=target)
+        return self.problem.certify_iterate(alpha, bound, target)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
         """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
@@ -305,11 +322,11 @@ class Run:
         if self.status is None:
             self.status, self.reason = status, reason
 
-    def result(self) -> SolveResult:
+    def result(self, warn: bool = True) -> SolveResult:
         """The result. A run that did not converge with its checks' bound (and has time left) gets
         the tight certificate at its best α (:meth:`IndefiniteProblem.certify`, ``bound="tight"``), which may
         end it "optimal" after all (a history row where it tightens the bracket); a
-        ConvergenceWarning if still short."""
+        ConvergenceWarning if still short (unless ``warn=False``: a caller with its own message)."""
         if self.alpha is not None and not self._tight and self.status not in ("optimal", "numerical_error",
                                                                               "time_limit"):
             stop, upper = (self.status, self.reason), self.upper
@@ -325,7 +342,7 @@ class Run:
         self._reporter.close()
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
-        if self.status != "optimal":
+        if self.status != "optimal" and warn:
             warnings.warn(f"{self.label + ': ' if self.label else ''}{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
                           "(raise max_iter or time_limit, or loosen tol)", ConvergenceWarning, stacklevel=3)
         assert self.status is not None and self.reason is not None  # iterations() always ends with a stop
