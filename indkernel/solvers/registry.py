@@ -159,7 +159,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
                         run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
             else:
                 record.function(problem, run, **options)
-    return run.result()
+            return run.result()  # its closing certificates on the method's threads too
 
 
 @contextmanager
