@@ -48,7 +48,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    """The property suite's examples per problem type: 60 with --slow (CI: the whole suite's 20
+    """The property suite's examples per problem type: 40 with --slow (CI: the whole suite's 20
     minutes), a short profile of 5 in the fast loop; INDKERNEL_PROPERTY_EXAMPLES, if set, wins (a
     release check runs 200, about 17 minutes of the property suite alone)."""
     if not config.getoption("--slow"):

@@ -13,7 +13,7 @@ objective: with the kernel scaled by s, α by b/s, targets and ε by b,
 
 The conic solvers are accurate only to about 1e-7 relative, and Clarabel has come out below a
 certified lower bound, so the reference is the interval spanned by both, widened by that
-accuracy. ``INDKERNEL_PROPERTY_EXAMPLES`` sets the examples per problem type (default 60 with
+accuracy. ``INDKERNEL_PROPERTY_EXAMPLES`` sets the examples per problem type (default 40 with
 ``pytest --slow``, a short profile of 5 in plain ``pytest``, 200 for a release: ``tests/conftest.py``).
 """
 
@@ -31,7 +31,7 @@ import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem, solve
 from indkernel.solvers.models import maxmin_model
 
-EXAMPLES = int(os.environ.get("INDKERNEL_PROPERTY_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("INDKERNEL_PROPERTY_EXAMPLES", "40"))
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
