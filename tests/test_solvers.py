@@ -431,6 +431,42 @@ def test_blas_limits_from_several_threads_restore_the_callers_setting():
     assert len(seen) == 2 and blas_thread_count() == before
 
 
+def test_blas_limits_are_restored_when_a_block_in_another_thread_fails():
+    """One thread's block raises while another's is open: BLAS keeps the open block's limit, and
+    the caller's setting comes back when the last block ends, error or not."""
+    import threading
+
+    from indkernel.core.threads import blas_thread_count, blas_threads
+
+    before = blas_thread_count()
+    if before < 2:
+        pytest.skip("one BLAS thread: nothing to restore")
+    second_in, first_failed = threading.Event(), threading.Event()
+    seen, errors = [], []
+
+    def first():
+        try:
+            with blas_threads(1):
+                second_in.wait(10)
+                raise RuntimeError("a failed solve")
+        except RuntimeError as error:
+            errors.append(error)
+        first_failed.set()
+
+    def second():
+        with blas_threads(1):
+            second_in.set()
+            first_failed.wait(10)
+            seen.append(blas_thread_count())  # still inside: still limited
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert len(errors) == 1 and seen == [1] and blas_thread_count() == before
+
+
 def test_limited_threads_restores_the_setting():
     import numba
 
