@@ -511,7 +511,7 @@ def test_newton_options_are_used_checked_and_their_defaults_documented():
     K0, y = FACTORIES["digits"](24, 5)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)
     documented = dict(cg_steps=50, armijo=1e-4, gradient_armijo=0.1, extrapolate=1.1, max_halvings=4,
-                      max_doublings=20, shift=1e-8)
+                      max_doublings=20, shift=1e-8, fallback=True, stall_window=20)
     assert {name: newton_default(name) for name in documented} == documented
     assert all(f"{name} :" in projected_newton.__doc__ or f" {name}," in projected_newton.__doc__
                for name in documented)
@@ -522,9 +522,10 @@ def test_newton_options_are_used_checked_and_their_defaults_documented():
         assert other.status == "optimal" and not same_run(other, default, rtol=1e-6), options
         assert abs(other.lower - default.lower) <= 1e-8 * default.scale
     for name, bad in [("armijo", 1.0), ("gradient_armijo", 0.0), ("extrapolate", -1.0), ("max_halvings", 0),
-                      ("shift", -1e-3)]:
+                      ("shift", -1e-3), ("stall_window", 0)]:
         with pytest.raises(ValueError, match=name):
             solve(problem, "newton", **{name: bad})
+    # fallback=False ends a stalled run: tests/test_baselines.py (the Mod SVM's dual on a low-rank kernel)
 
 
 def _large_constant_problem(oracle: str = "rank-one") -> SVMProblem:

@@ -51,9 +51,10 @@ from ..solvers.tracking import Run
 from . import multiclass
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
-#: Projected Newton iterations on a Mod SVM dual before the QP takes over (the tables' problems
-#: certify 1e-8 within 40 from the active-set start).
-NEWTON_CAP = 200
+#: Projected Newton on a Mod SVM dual: its iterations at most, and the iterations without halving
+#: the certified gap, before the QP takes over (from the active-set start the tables' problems
+#: certify 1e-8 within 60, most within 30; low-rank kernels stall).
+NEWTON_CAP, NEWTON_STALL = 200, 60
 
 
 class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
@@ -203,12 +204,12 @@ class ModSVC(_PrecomputedClassifier):
 
     def _solve_dual(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, float]:
         """``(α ∘ y, b, gap)`` of the binary problem by its dual (:class:`indkernel.core.mod_svm.ModSVMDual`);
-        where projected Newton stalls short of tol or needs more than ``NEWTON_CAP`` iterations (a
-        kernel of low rank: the dual is flat along M's null space and steep across it), the QP
+        where projected Newton stalls short of tol (``NEWTON_STALL``) or needs more than ``NEWTON_CAP``
+        iterations (a kernel of low rank: the dual is flat along M's null space and steep across it), the QP
         through the default conic solver, with a ConvergenceWarning that says so."""
         dual = ModSVMDual(K, y_pm, C)
         run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
-        projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False)
+        projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False, stall_window=NEWTON_STALL)
         result = run.result(warn=False)
         if result.status in ("optimal", "roundoff"):  # "roundoff": as tight as floating point allows
             _, alpha, b = dual.best_primal  # the primal point of the run's upper bound: within the gap of P*

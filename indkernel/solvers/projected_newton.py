@@ -24,9 +24,16 @@ class NewtonSearch:
     max_doublings: int
 
 
+#: Projected Newton stalls where the face is slow to settle or the objective is far from quadratic
+#: (a componentwise SVM with a negative definite K0, an SVR with ε > 0 and C = 1e4: 1000 iterations
+#: short of a gap apg certifies): once the certified gap has not halved in ``STALL_WINDOW``
+#: iterations, the run goes on with the accelerated projected gradient from the best point.
+STALL_WINDOW = 20
+
+
 def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1e-4, gradient_armijo: float = 0.1,
                      extrapolate: float = 1.1, max_halvings: int = 4, max_doublings: int = 20, shift: float = 1e-8,
-                     alpha0=None, fallback: bool = True) -> None:
+                     alpha0=None, fallback: bool = True, stall_window: int = STALL_WINDOW) -> None:
     """Maximize the concave f over A by projected Newton steps with the exact Hessian.
 
     Each iteration (Moré & Toraldo's gradient-projection-then-subspace scheme, with Bertsekas'
@@ -78,9 +85,12 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     alpha0 : array, optional
         Starting point (projected onto A); default ``problem.initial_point()``.
     fallback : bool, default True
-        Where the certified gap has not halved in ``STALL_WINDOW`` iterations, go on with the
+        Where the certified gap has not halved in ``stall_window`` iterations, go on with the
         accelerated projected gradient from the best point; False: end the run there (status
         ``"stalled"``), for a caller with another route (the Mod SVM baseline's QP).
+    stall_window : int, default ``STALL_WINDOW`` (20)
+        The iterations without halving the certified gap that count as a stall (the face slow to
+        settle, or the objective far from quadratic).
     """
     cg_steps = _positive_int(cg_steps, "cg_steps")
     search = NewtonSearch(
@@ -89,6 +99,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         max_halvings=_positive_int(max_halvings, "max_halvings"),
         max_doublings=_positive_int(max_doublings, "max_doublings"))
     shift = check_nonnegative_scalar(shift, "shift", "the Hessian shift as a fraction of the curvature")
+    stall_window = _positive_int(stall_window, "stall_window")
     x = problem.initial_point() if alpha0 is None else problem.project(alpha0)
     prepare = getattr(problem.oracle, "prepare", None)
     if prepare is not None:
@@ -97,7 +108,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with blas_threads(1):
         if not run.observe(x):
-            _iterate(problem, run, x, cg_steps, search, shift, fallback)
+            _iterate(problem, run, x, cg_steps, search, shift, fallback, stall_window)
 
 
 def _fraction(value, name: str) -> float:
@@ -107,15 +118,9 @@ def _fraction(value, name: str) -> float:
     return value
 
 
-#: Projected Newton stalls where the face is slow to settle or the objective is far from quadratic
-#: (a componentwise SVM with a negative definite K0, an SVR with ε > 0 and C = 1e4: 1000 iterations
-#: short of a gap apg certifies): once the certified gap has not halved in ``STALL_WINDOW``
-#: iterations, the run goes on with the accelerated projected gradient from the best point.
-STALL_WINDOW = 20
-
 
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float,
-             fallback: bool = True) -> None:
+             fallback: bool = True, stall_window: int = STALL_WINDOW) -> None:
     """The loop of :func:`projected_newton` from the certified point x (:data:`STALL_WINDOW`: the
     fallback to the accelerated projected gradient)."""
     gaps = [run.upper - run.lower]
@@ -154,11 +159,11 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
         if run.observe(x):
             return
         gaps.append(run.upper - run.lower)
-        if len(gaps) > STALL_WINDOW and not gaps[-1] <= 0.5 * gaps[-1 - STALL_WINDOW]:
+        if len(gaps) > stall_window and not gaps[-1] <= 0.5 * gaps[-1 - stall_window]:
             if not fallback:
-                run.fail("stalled", f"the certified gap did not halve in {STALL_WINDOW} iterations")
+                run.fail("stalled", f"the certified gap did not halve in {stall_window} iterations")
                 return
-            run.details["fallback"] = f"apg from iteration {run.iteration + 1}: the gap did not halve in {STALL_WINDOW}"
+            run.details["fallback"] = f"apg from iteration {run.iteration + 1}: the gap did not halve in {stall_window}"
             if run.bound == "free":
                 run.bound = "refined"  # apg's own checks
             accelerated_gradient(problem, run, alpha0=run.alpha)
