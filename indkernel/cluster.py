@@ -35,6 +35,10 @@ def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_wor
                    timeout: float = 10.0) -> Iterator[None]:
     """Run the joblib work inside the block on ``backend``.
 
+    The environment is left as found: the variables the cluster's start-up changes (a
+    LocalCluster sets the workers' thread variables in this process too) are put back when the
+    block ends.
+
     Parameters
     ----------
     backend : {"loky", "dask"}
@@ -48,10 +52,6 @@ def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_wor
         The workers of that LocalCluster.
     timeout : float, default 10
         Seconds to reach the scheduler before an ``OSError`` naming it.
-
-    The environment is left as found: the variables the cluster's start-up changes (a
-    LocalCluster sets the workers' thread variables in this process too) are put back when the
-    block ends.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
