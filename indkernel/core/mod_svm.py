@@ -125,11 +125,6 @@ class ModSVMDual:
         return self.feasible.project(x)
 
     # ----- the certificate ---------------------------------------------------------------
-    def primal(self, alpha: np.ndarray) -> tuple[float, float]:
-        """``(P(α, b), b)``: the primal at α >= 0 with its exactly optimal intercept."""
-        loss, b = best_hinge_intercept(self.K0 @ (self.y * alpha), self.y, self.C)
-        return float(0.5 * alpha @ alpha + loss), b
-
     def certify_iterate(self, lam: np.ndarray, bound: str = "free", target: float = 0.0) -> Certificate:
         """``g(λ) <= P* <= P((Mλ)₊, b)`` (weak duality), each side widened by its round-off: γ =
         ``ROUNDOFF_FACTOR·n·u`` times the magnitude of its sums (``bound`` and ``target`` are the

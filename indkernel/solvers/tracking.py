@@ -266,12 +266,15 @@ class Run:
         """The gap, relative to ``scale`` unless absolute. Where the α-dependent part is identically
         0 (α = 0) a relative gap has nothing to be relative to: a bracket exact to round-off (within
         ``ROUNDOFF_MULTIPLE`` allowances: p* = f(0) to the last digits) counts as 0, any other as inf."""
-        gap = self.upper - self.lower
+        return self._measure(self.upper - self.lower, self.scale, self.allowance)
+
+    def _measure(self, gap: float, scale: float, allowance: float) -> float:
+        """:attr:`gap_measure` of a bracket with this gap, scale and round-off allowance."""
         if gap <= 0 or self.absolute:
             return gap
-        if self.scale > 0:
-            return gap / self.scale
-        return 0.0 if gap <= ROUNDOFF_MULTIPLE * self.allowance else np.inf
+        if scale > 0:
+            return gap / scale
+        return 0.0 if gap <= ROUNDOFF_MULTIPLE * allowance else np.inf
 
     @property
     def converged(self) -> bool:
@@ -303,13 +306,8 @@ class Run:
         if snapped is None:
             return
         certificate = self._certify(snapped, "tight")
-        gap = min(self.upper, certificate.upper) - certificate.lower
-        if self.absolute:
-            measure = gap
-        elif certificate.scale > 0:
-            measure = gap / certificate.scale
-        else:
-            measure = 0.0 if gap <= ROUNDOFF_MULTIPLE * certificate.allowance else np.inf
+        measure = self._measure(min(self.upper, certificate.upper) - certificate.lower, certificate.scale,
+                                certificate.allowance)
         if measure <= self.tol:
             self.alpha, self.scale, self.certificate = snapped, certificate.scale, certificate
             self.lower, self.upper = certificate.lower, min(self.upper, certificate.upper)
