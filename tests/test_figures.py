@@ -140,6 +140,9 @@ def test_tables_rerun_one_method_and_keep_the_other_cells(tmp_path):
     assert list(pd.read_csv(tmp_path / "runs.csv").methods) == ["all", "Indefinite SVM"]
     assert "the Indefinite SVM cells of every data set rerun by `indkernel tables --quick --digits --splits 1 " \
         "--methods 'Indefinite SVM'`" in again["markdown"]
+    baseline = write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, methods=["Denoise"])
+    pd.testing.assert_frame_equal(baseline["stats"], again["stats"])  # no Indefinite SVM: its rows kept, as they were
+    assert "| digits-3-5-SS | " + f"{int(first['stats'].train[0])} |" in baseline["markdown"]
     with pytest.raises(ValueError, match="methods must be distinct names among Denoise, Flip"):
         write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, methods=["Indefinite"])
     with pytest.raises(ValueError, match="run the whole tables into it first"):

@@ -502,9 +502,15 @@ def _merged(earlier, tables, performance_sets, perturb_sets, methods) -> list[pd
     (performance, stats, perturb), (new_performance, new_stats, new_perturb) = earlier, tables
     redone = performance.dataset.isin(performance_sets) & performance.method.isin(methods)
     restated = stats.dataset.isin(performance_sets if "Indefinite SVM" in methods else [])
-    return [pd.concat([performance[~redone], new_performance], ignore_index=True),
-            pd.concat([stats[~restated], new_stats], ignore_index=True),
-            pd.concat([perturb[~perturb.dataset.isin(perturb_sets)], new_perturb], ignore_index=True)]
+    return [_stacked(performance[~redone], new_performance), _stacked(stats[~restated], new_stats),
+            _stacked(perturb[~perturb.dataset.isin(perturb_sets)], new_perturb)]
+
+
+def _stacked(kept: pd.DataFrame, rerun: pd.DataFrame) -> pd.DataFrame:
+    """``kept`` then ``rerun``; a rerun without rows of this table (no Indefinite SVM: no data-stats
+    row) leaves the kept columns' types as they were (an empty frame's columns would turn the
+    integers to floats)."""
+    return pd.concat([kept, rerun] if len(rerun) else [kept], ignore_index=True)
 
 
 def _earlier_tables(out: Path, mode: str, digits: bool, splits: int) -> tuple[pd.DataFrame, ...]:
