@@ -12,13 +12,14 @@ from .dual_qp import dual_qp, one_class_dual_qp, svr_dual_qp
 from .machines import psd_factor
 from .maxmin import maxmin_sdp, one_class_maxmin_sdp, penalized_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
 from .minmax import minmax_primal, one_class_minmax_primal, penalized_minmax_primal, svr_minmax_primal
+from .mod_svm import mod_svm_dual, mod_svm_primal
 from .siqclp import one_class_siqclp_master, penalized_siqclp_master, siqclp_master, svr_siqclp_master
 from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, available_solvers
 from .weighted_projection import weighted_projection
 
 __all__ = [
     "ACCURATE", "DEFAULT_SOLVER", "SECOND_OPINION", "Formulation", "analytic_center", "available_solvers",
-    "dual_qp", "maxmin_sdp", "minmax_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
+    "dual_qp", "maxmin_sdp", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
     "one_class_minmax_primal", "one_class_siqclp_master", "penalized_maxmin_sdp", "penalized_minmax_primal",
     "penalized_siqclp_master", "perturb_maxmin", "psd_factor", "siqclp_master", "svr_dual_qp", "svr_maxmin_sdp",
     "svr_minmax_primal", "svr_siqclp_master", "weighted_projection",

@@ -68,6 +68,12 @@ def test_mod_svm_against_a_general_purpose_solver():
     assert objective(np.concatenate([alpha, model.intercept_, slack])) == pytest.approx(best.fun, rel=1e-6)
 
 
+def _mod_svm_primal(model, K, y_pm, weights) -> float:
+    """The Mod SVM primal ``½‖α‖² + Σ C_i ξ_i`` at a fitted binary model's α and intercept."""
+    alpha, b = np.abs(model.dual_coef_[0]), model.intercept_[0]
+    return 0.5 * alpha @ alpha + weights @ np.maximum(0, 1 - y_pm * (K @ model.dual_coef_[0] + b))
+
+
 MOD_CASES = [("random", 30, 2, 0.1), ("random", 30, 2, 100.0), ("digits", 60, 3, 1.0), ("digits", 60, 3, 100.0)]
 
 
@@ -82,15 +88,10 @@ def test_mod_svm_by_its_dual_is_the_qp(kind, n, seed, C):
     qp = ModSVC(C=C, class_weight="authors", solver="CLARABEL").fit(K_train, y_train)
     y_pm = np.where(y_train == ours.classes_[1], 1.0, -1.0)
     weights = np.where(y_pm > 0, C, C * (y_pm > 0).sum() / (y_pm < 0).sum())
-
-    def primal(model):
-        alpha, b = np.abs(model.dual_coef_[0]), model.intercept_[0]
-        return 0.5 * alpha @ alpha + weights @ np.maximum(0, 1 - y_pm * (K_train @ model.dual_coef_[0] + b))
-
-    p_qp = primal(qp)
-    assert primal(ours) == pytest.approx(p_qp, rel=1e-6)
+    p_ours, p_qp = (_mod_svm_primal(model, K_train, y_pm, weights) for model in (ours, qp))
+    assert p_ours == pytest.approx(p_qp, rel=1e-6)
     assert 0 <= ours.gap_[0] <= 1e-8 * (1 + abs(p_qp)) * 10 and np.isnan(qp.gap_[0])
-    assert primal(ours) - ours.gap_[0] <= p_qp * (1 + 1e-7)  # the certified lower bound holds the QP's value
+    assert p_ours - ours.gap_[0] <= p_qp * (1 + 1e-7)  # the certified lower bound holds the QP's value
     np.testing.assert_allclose(ours.decision_function(K_test), qp.decision_function(K_test),
                                atol=1e-4 * np.abs(qp.decision_function(K_test)).max())
 
@@ -129,20 +130,54 @@ def test_the_active_set_start_finds_the_pieces_of_the_optimum():
     assert abs(runs["active set"].lower - runs["C/2"].lower) <= 1e-8 * runs["C/2"].scale * 2
 
 
-def test_mod_svm_falls_back_to_the_qp_where_its_dual_is_degenerate():
+def _rank_ten_problem():
     """A PSD kernel of rank 10 on 60 points (scikit-learn's checks build such low-rank ones): the
-    dual is flat along M's null space and steep across it, projected Newton stalls short of tol,
-    and the QP takes over, saying so; the fit is the QP's."""
-    from sklearn.exceptions import ConvergenceWarning
-
+    Mod SVM dual is flat along M's null space and steep across it."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 10))
-    K, y = X @ X.T, np.where(rng.random(60) < 0.5, 1, -1)
-    with pytest.warns(ConvergenceWarning, match=r"\(stalled: .*solved as a QP by CLARABEL"):
+    return X @ X.T, np.where(rng.random(60) < 0.5, 1, -1)
+
+
+def test_mod_svm_goes_through_the_dual_qp_where_newton_stalls(monkeypatch):
+    """Projected Newton stalls on the rank-10 dual; the dual QP (Clarabel) gives a λ from which
+    Newton certifies tol, silently: the fit equals the primal QP's (values and decisions) and its
+    gap is certified."""
+    import warnings
+
+    import formulations
+
+    calls = []
+    real = formulations.mod_svm_dual
+    monkeypatch.setattr(formulations, "mod_svm_dual", lambda *args: calls.append(1) or real(*args))
+    K, y = _rank_ten_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         ours = ModSVC(C=1.0).fit(K, y)
     qp = ModSVC(C=1.0, solver="CLARABEL").fit(K, y)
-    np.testing.assert_array_equal(ours.dual_coef_, qp.dual_coef_)
-    assert np.isnan(ours.gap_[0])
+    y_pm = np.where(y == ours.classes_[1], 1.0, -1.0)
+    p_ours, p_qp = (_mod_svm_primal(model, K, y_pm, np.ones(60)) for model in (ours, qp))
+    assert calls == [1]  # the stall happened, the QP ran
+    assert p_ours == pytest.approx(p_qp, rel=1e-6)
+    assert 0 <= ours.gap_[0] <= 1e-8 * p_qp * 10
+    assert p_ours - ours.gap_[0] <= p_qp * (1 + 1e-7)
+    np.testing.assert_allclose(ours.decision_function(K), qp.decision_function(K), atol=1e-4)
+
+
+def test_mod_svm_warns_with_its_certified_gap_where_it_misses_tol(monkeypatch):
+    """With Newton cut to one iteration neither route certifies tol: a ConvergenceWarning names the
+    gap, and ``gap_`` is a true bound on the fit's distance to the optimum (the primal QP's value)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from indkernel.estimators import baselines
+
+    monkeypatch.setattr(baselines, "NEWTON_CAP", 1)
+    K, y = _rank_ten_problem()
+    with pytest.warns(ConvergenceWarning, match=r"stopped short of tol=1e-08 \(max_iter: certified gap .*also from the dual QP"):
+        ours = ModSVC(C=1.0).fit(K, y)
+    qp = ModSVC(C=1.0, solver="CLARABEL").fit(K, y)
+    y_pm = np.where(y == ours.classes_[1], 1.0, -1.0)
+    p_ours, p_qp = (_mod_svm_primal(model, K, y_pm, np.ones(60)) for model in (ours, qp))
+    assert 0 < ours.gap_[0] and p_qp * (1 - 1e-7) <= p_ours <= p_qp + ours.gap_[0] * (1 + 1e-9)
 
 
 def test_mod_svm_and_class_weights():

@@ -117,6 +117,23 @@ def test_dual_qp_equals_libsvm_value_and_primal(solver, seed):
         assert rel(value, libsvm_primal) <= TOL[solver]["value"] * 10
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_mod_svm_primal_and_dual_qp_agree(solver, seed):
+    """The Mod SVM's primal and dual QPs on an indefinite K0: equal optimal values (strong duality),
+    the dual's α at ``(YK0Yλ)₊`` and the primal's α, and that value is the concave dual
+    ``eᵀλ - ½‖(YK0Yλ)₊‖²`` at the dual's λ."""
+    K, y = random_indefinite(25, seed)
+    C = np.where(y > 0, 2.0, 0.5)
+    primal, dual = F.mod_svm_primal(K, y, C), F.mod_svm_dual(K, y, C)
+    p_value, d_value = solve(primal, solver), solve(dual, solver)
+    assert rel(p_value, d_value) <= TOL[solver]["value"] * 10
+    lam = dual.solution("lambda")
+    alpha = np.maximum(y * (K @ (y * lam)), 0)
+    assert rel(lam.sum() - 0.5 * alpha @ alpha, p_value) <= TOL[solver]["value"] * 10
+    np.testing.assert_allclose(dual.solution("alpha"), alpha, atol=1e-4 * max(1.0, alpha.max()))
+    np.testing.assert_allclose(primal.solution("alpha"), alpha, atol=1e-4 * max(1.0, alpha.max()))
+
+
 def test_svr_and_one_class_dual_qp_equal_libsvm(solver):
     _, K, _ = psd_kernels(0)[0]
     y = np.random.default_rng(0).normal(size=len(K))

@@ -52,9 +52,12 @@ from . import multiclass
 
 TRANSFORMS = ("none", "denoise", "flip", "shift")
 #: Projected Newton on a Mod SVM dual: its iterations at most, and the iterations without halving
-#: the certified gap, before the QP takes over (from the active-set start the tables' problems
-#: certify 1e-8 within 60, most within 30; low-rank kernels stall).
+#: the certified gap before the dual QP gives it a new start (from the active-set start the tables'
+#: problems certify 1e-8 within 60, most within 30; low-rank kernels and the sigmoid sets at C = 100
+#: stall; a window of 15 or 30 made the tables' sigmoid fits no faster).
 NEWTON_CAP, NEWTON_STALL = 200, 60
+#: The statuses of a run certified as far as floating point allows ("roundoff": as tight as it can be).
+CERTIFIED = ("optimal", "roundoff")
 
 
 class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
@@ -163,8 +166,9 @@ class ModSVC(_PrecomputedClassifier):
     solver : str, default "newton"
         ``"newton"``: the dual ``max eᵀλ - ½‖(Mλ)₊‖²`` over the SVM's set (M = YK0Y) by an
         active-set start through libsvm and the projected Newton method, certified to ``tol``
-        (:mod:`indkernel.core.mod_svm`; no general QP). Or an installed cvxpy solver
-        (``"CLARABEL"``, ``"SCS"``...): the QP as it is.
+        (:mod:`indkernel.core.mod_svm`); where Newton stalls, from the solution of the dual QP
+        (:func:`formulations.mod_svm_dual`) instead. Or an installed cvxpy solver (``"CLARABEL"``,
+        ``"SCS"``...): the primal QP as it is (:func:`formulations.mod_svm_primal`).
     tol : float, default 1e-8
         With ``"newton"``: the certified duality gap of each binary problem, relative to the
         λ-dependent size of its dual (about the accuracy of the conic solvers' defaults).
@@ -203,34 +207,33 @@ class ModSVC(_PrecomputedClassifier):
         return self
 
     def _solve_dual(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, float]:
-        """``(α ∘ y, b, gap)`` of the binary problem by its dual (:class:`indkernel.core.mod_svm.ModSVMDual`);
-        where projected Newton stalls short of tol (``NEWTON_STALL``) or needs more than ``NEWTON_CAP``
-        iterations (a kernel of low rank: the dual is flat along M's null space and steep across it), the QP
-        through the default conic solver, with a ConvergenceWarning that says so."""
+        """``(α ∘ y, b, gap)`` of the binary problem by its dual (:class:`indkernel.core.mod_svm.ModSVMDual`):
+        projected Newton from the active-set start; where it stalls short of tol (``NEWTON_STALL``: the
+        faces of the box slow to settle, on kernels of low numerical rank at large C), the dual QP
+        through the default conic solver gives a λ near the optimum and projected Newton certifies it
+        to tol from there (a few iterations). The α returned is the primal point of the smallest
+        certified upper bound; a ConvergenceWarning if even the polished λ misses tol."""
         dual = ModSVMDual(K, y_pm, C)
         run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
         projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False, stall_window=NEWTON_STALL)
+        if run.status not in CERTIFIED:
+            model = formulations.mod_svm_dual(K, y_pm, C)
+            model.solve(solver=formulations.DEFAULT_SOLVER)
+            run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
+            projected_newton(dual, run, alpha0=model.solution("lambda"), fallback=False, stall_window=NEWTON_STALL)
         result = run.result(warn=False)
-        if result.status in ("optimal", "roundoff"):  # "roundoff": as tight as floating point allows
-            _, alpha, b = dual.best_primal  # the primal point of the run's upper bound: within the gap of P*
-            return y_pm * alpha, b, result.gap
-        warnings.warn(f"ModSVC: the Mod SVM dual stopped short of tol={self.tol:g} ({result.status}: certified gap "
-                      f"{result.gap:.3g}); solved as a QP by {formulations.DEFAULT_SOLVER} instead",
-                      ConvergenceWarning, stacklevel=3)
-        return self._solve_qp(K, y_pm, C, formulations.DEFAULT_SOLVER)
+        if result.status not in CERTIFIED:
+            warnings.warn(f"ModSVC: the Mod SVM dual stopped short of tol={self.tol:g} ({result.status}: certified "
+                          f"gap {result.gap:.3g}), also from the dual QP's solution by {formulations.DEFAULT_SOLVER}",
+                          ConvergenceWarning, stacklevel=3)
+        _, alpha, b = dual.best_primal  # within the certified gap of the optimum
+        return y_pm * alpha, b, result.gap
 
-    def _solve_qp(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray,
-                  solver: str | None = None) -> tuple[np.ndarray, float, float]:
-        """``(α ∘ y, b, NaN)`` of the binary QP through cvxpy (``solver``, default the estimator's)."""
-        solver = self.solver if solver is None else solver
-        n = len(y_pm)
-        alpha, b, slack = cp.Variable(n, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)
-        margins = cp.multiply(y_pm, K @ cp.multiply(y_pm, alpha) + b)
-        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(alpha) + C @ slack), [margins >= 1 - slack])
-        problem.solve(solver=solver)
-        if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise RuntimeError(f"the Mod SVM QP ended with status {problem.status!r} ({solver})")
-        return y_pm * np.asarray(alpha.value), float(np.asarray(b.value)), np.nan
+    def _solve_qp(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """``(α ∘ y, b, NaN)`` of the binary primal QP through cvxpy and the estimator's solver."""
+        model = formulations.mod_svm_primal(K, y_pm, C)
+        model.solve(solver=self.solver)
+        return y_pm * model.solution("alpha"), float(model.solution("b")), np.nan
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_
