@@ -408,9 +408,8 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
     seeded per split, so a kept cell is the one a whole rerun would give.
 
     With one split the cross-validation fits run in parallel (``n_jobs``); with several, the
-    splits do (joblib, each split's fits on one process). An estimate of the run time is printed
-    first (:data:`MINUTES_PER_SPLIT`, in proportion to :data:`SET_MINUTES` and
-    :data:`METHOD_MINUTES` for a part).
+    splits do (joblib, each split's fits on one process). The first line printed says what the
+    last whole run into ``out`` took (:func:`previous_run`).
     """
     out = Path(out)
     mode = "quick" if quick else "full"
