@@ -99,6 +99,36 @@ def test_sample_weight_reaches_every_fit(digits):
     assert not np.array_equal(unweighted.decision_function(K), alone.decision_function(K))
 
 
+def test_metadata_routing_as_grid_search(digits):
+    """Under scikit-learn's metadata routing ``groups`` reach the splitter and ``sample_weight`` a
+    scorer that requests it, as with GridSearchCV (its fits request the weights too): the same
+    weighted scores on the same group folds, the same choice. Without routing, metadata other than
+    ``sample_weight`` is refused by name."""
+    import sklearn
+    from sklearn.metrics import accuracy_score, make_scorer
+    from sklearn.model_selection import GroupKFold
+
+    K, y = digits
+    weights = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    groups = np.arange(len(y)) % 5
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = make_scorer(accuracy_score).set_score_request(sample_weight=True)
+        template = IndefiniteSVC(tol=1e-8).set_fit_request(sample_weight=True)
+        grid = GridSearchCV(template, {"C": CS[:2], "rho": RHOS[:2]}, cv=GroupKFold(3), scoring=scorer)
+        grid.fit(K, y, groups=groups, sample_weight=weights)
+        path = IndefiniteSVCCV(template, Cs=CS[:2], rhos=RHOS[:2], cv=GroupKFold(3), scoring=scorer)
+        path.fit(K, y, groups=groups, sample_weight=weights)
+        plain = make_scorer(accuracy_score).set_score_request(sample_weight=False)
+        unweighted = IndefiniteSVCCV(template, Cs=CS[:2], rhos=RHOS[:2], cv=GroupKFold(3), scoring=plain)
+        unweighted.fit(K, y, groups=groups, sample_weight=weights)
+    for k in range(3):
+        np.testing.assert_array_equal(path.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"])
+    assert path.best_params_ == grid.best_params_
+    assert not np.array_equal(unweighted.cv_results_["mean_test_score"], path.cv_results_["mean_test_score"])
+    with pytest.raises(ValueError, match="groups"):
+        IndefiniteSVCCV(Cs=[1.0], rhos=[1.0]).fit(K, y, groups=groups)
+
+
 @parametrize_with_checks([IndefiniteSVCCV(IndefiniteSVC(tol=1e-4), Cs=[1.0], rhos=[1.0], cv=2)])
 def test_sklearn_conventions(estimator, check):
     check(estimator)

@@ -21,9 +21,16 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _raise_for_params,
+    _routing_enabled,
+    process_routing,
+)
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_method_params, _check_sample_weight, check_is_fitted, validate_data
 
 from .indefinite import IndefiniteSVC
 
@@ -106,10 +113,15 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
             grid.append(values)
         return [{"C": float(C), "rho": float(rho)} for C in grid[0] for rho in grid[1]]
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **params):
         """Score every (C, ρ) on every fold along the warm-started path, choose the best mean
         score, and refit it on all of ``X`` (the train×train similarity, or features with a
-        callable kernel) and ``y``; ``sample_weight`` goes to every fit (each fold's rows of it)."""
+        callable kernel) and ``y``; ``sample_weight`` goes to every fit (each fold's rows of it).
+
+        With scikit-learn's metadata routing enabled, ``params`` (``groups`` for the splitter, and
+        ``sample_weight`` too for a scorer that requests it) go where they are requested, as with
+        ``GridSearchCV``; without it, folds and scores use no metadata and ``params`` is refused."""
+        _raise_for_params(params, self, "fit")
         self._validate_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -122,10 +134,15 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
                              f"one class: {kept.tolist()}")
         grid = self._grid()
         template = self._template()
-        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        split_params, score_params = {}, {}
+        if _routing_enabled():
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **params)
+            split_params, score_params = routed.splitter.split, routed.scorer.score
+        folds = list(check_cv(self.cv, y, classifier=True).split(X, y, **split_params))
         scorer = check_scoring(template, scoring=self.scoring)
         outcomes = joblib.Parallel(n_jobs=self.n_jobs)(
-            joblib.delayed(_path_scores)(template, X, y, weights, train, test, grid, scorer, self.error_score)
+            joblib.delayed(_path_scores)(template, X, y, weights, train, test, grid, scorer, self.error_score,
+                                         _check_method_params(X, score_params, test))
             for train, test in folds)
         scores, fit_times, score_times = (np.array([outcome[k] for outcome in outcomes]) for k in range(3))
         mean = scores.mean(axis=0)
@@ -150,6 +167,16 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
             self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(X, y, sample_weight=weights)
         return self
 
+    def get_metadata_routing(self) -> MetadataRouter:
+        """Where ``fit``'s metadata go under scikit-learn's metadata routing: ``sample_weight`` to
+        every fit (this estimator's own), the splitter's (``groups``) to ``cv``, the scorer's to
+        ``scoring``."""
+        return (MetadataRouter(owner=type(self).__name__)
+                .add_self_request(self)
+                .add(splitter=check_cv(self.cv), method_mapping=MethodMapping().add(caller="fit", callee="split"))
+                .add(scorer=check_scoring(self._template(), scoring=self.scoring),
+                     method_mapping=MethodMapping().add(caller="fit", callee="score")))
+
     def _fitted(self) -> IndefiniteSVC:
         check_is_fitted(self, "best_estimator_", msg="IndefiniteSVCCV was fitted with refit=False (or not fitted): "
                                                      "there is no best_estimator_ to predict with")
@@ -165,7 +192,7 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
 
 
 def _path_scores(template: IndefiniteSVC, X, y, weights, train, test, grid: list[dict], scorer,
-                 error_score) -> tuple[list, list, list]:
+                 error_score, score_params: dict) -> tuple[list, list, list]:
     """The scores of one fold, and the seconds of each fit and score: the grid in order, each fit
     warm from the previous one (after a failed fit, the next starts cold)."""
     model = clone(template).set_params(warm_start=True)
@@ -189,6 +216,6 @@ def _path_scores(template: IndefiniteSVC, X, y, weights, train, test, grid: list
             continue
         fit_times.append(time.perf_counter() - start)
         start = time.perf_counter()
-        scores.append(scorer(model, X_test, y_test))
+        scores.append(scorer(model, X_test, y_test, **score_params))
         score_times.append(time.perf_counter() - start)
     return scores, fit_times, score_times
