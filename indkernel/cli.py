@@ -281,8 +281,15 @@ def _tables(args) -> int:
 
     from .cluster import joblib_backend
 
-    with joblib_backend(args.backend, scheduler=args.scheduler, n_workers=joblib.effective_n_jobs(args.n_jobs)):
-        return _run_tables(args)
+    try:
+        with joblib_backend(args.backend, scheduler=args.scheduler, n_workers=joblib.effective_n_jobs(args.n_jobs)):
+            return _run_tables(args)
+    except Exception as error:
+        if type(error).__name__ != "KilledWorker":  # dask.distributed's: a task that kept killing its workers
+            raise
+        print(f"indkernel tables: error: the Dask workers died running a task, more often than the scheduler "
+              f"retries ({error}); check the workers' memory limit and logs", file=sys.stderr)
+        return 1
 
 
 def _run_tables(args) -> int:

@@ -81,8 +81,29 @@ def joblib_backend(backend: str = "loky", *, scheduler: str | None = None, n_wor
             raise OSError(f"cannot reach the Dask scheduler {scheduler} within {timeout:g} s ({error}); check the "
                           "address (--scheduler), or leave it out for a local cluster") from error
         stack.callback(_restore, before, _changed(before))
-        stack.enter_context(joblib.parallel_config(backend="dask"))
+        stack.enter_context(joblib.parallel_config(backend=_dask_backend()))
         yield
+
+
+def _dask_backend():
+    """joblib's Dask backend, with a task whose future errs reported to ``Parallel``: one that kept
+    killing its workers ends as ``KilledWorker`` there, which joblib's backend sets on its own future
+    but never passes to the callback ``Parallel`` waits on (the call hung until Ctrl-C)."""
+    from joblib._dask import DaskDistributedBackend
+
+    class ReportingDaskBackend(DaskDistributedBackend):
+        def submit(self, func, callback=None):
+            future = super().submit(func, callback)
+
+            def on_error(done):
+                error = done.exception()
+                if error is not None and callback is not None:
+                    callback(error)  # Parallel's callback raises it: the task's outcome is that error
+
+            future.add_done_callback(on_error)
+            return future
+
+    return ReportingDaskBackend()
 
 
 def _changed(before: dict[str, str]) -> set[str]:

@@ -93,3 +93,54 @@ def test_the_command_line_names_an_unreachable_scheduler(tmp_path, capsys):
     error = capsys.readouterr().err
     assert "cannot reach the Dask scheduler tcp://127.0.0.1:9" in error and "Traceback" not in error
     assert not any(tmp_path.iterdir())
+
+
+DYING_WORKERS = """
+import os, sys
+import dask
+import joblib
+from distributed import KilledWorker
+from indkernel.cluster import joblib_backend
+
+if __name__ == "__main__":
+    dask.config.set({"distributed.scheduler.allowed-failures": 1})
+    with joblib_backend("dask", n_workers=2):  # one worker: joblib would run the tasks here
+        try:
+            joblib.Parallel(n_jobs=2)(joblib.delayed(os._exit)(1) for _ in range(2))
+        except KilledWorker as error:
+            print("KilledWorker:", error)
+            sys.exit(0)
+    sys.exit("no error")
+"""
+
+
+@pytest.mark.slow  # a LocalCluster whose workers die and restart: about 20 s
+def test_workers_that_keep_dying_end_the_call_with_an_error(tmp_path):
+    """A task that kills its worker every time (killed twice, dask's allowed failures 1): joblib's Dask
+    backend left ``Parallel`` waiting for ever; through :func:`joblib_backend` the call raises
+    ``KilledWorker`` (run in a child process with a deadline, so a hang fails the test)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "dying.py"
+    script.write_text(DYING_WORKERS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "KilledWorker:" in done.stdout
+
+
+def test_the_command_line_says_when_the_workers_keep_dying(tmp_path, capsys, monkeypatch):
+    """``indkernel tables`` ends with a sentence and exit 1 where a task killed its workers too often."""
+    from types import SimpleNamespace
+
+    from distributed import KilledWorker
+
+    from indkernel import cli
+
+    def dying(args):
+        raise KilledWorker("batch_of_one_split", SimpleNamespace(address="tcp://127.0.0.1:1"), allowed_failures=3)
+
+    monkeypatch.setattr(cli, "_run_tables", dying)
+    assert main(["tables", "--quick", "--digits", "--quiet", "--out", str(tmp_path)]) == 1
+    error = capsys.readouterr().err
+    assert "the Dask workers died running a task" in error and "Traceback" not in error
