@@ -38,7 +38,7 @@ EPILOG = """examples:
 DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
 similarity) and y; a .npy of features with --labels; or a text file in LIBSVM format. Without
 DATA: scikit-learn's bundled digits 3 vs 5 (no download). The data directory of the paper's data
-sets is --data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel.
+sets is --data-dir, else $INDKERNEL_DATA, else the system's cache folder (~/.cache/indkernel on Linux).
 
 Before any work solve and compare check their outputs (writable, not an input, not each other)
 and the memory the similarity and its problem need (about 4 n x n float64 arrays), and refuse
@@ -339,7 +339,7 @@ def _datasets(args) -> int:
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"the data directory {folder} is a file, not a folder; point --data-dir (or $INDKERNEL_DATA) "
                          "at a folder")
-    print(f"data directory: {folder} (--data-dir, else $INDKERNEL_DATA, else ~/.cache/indkernel)")
+    print(f"data directory: {folder} (--data-dir, else $INDKERNEL_DATA, else the system's cache folder)")
     status = data_status(args.data_dir)
     for row in status.itertuples():
         state = "ok" if row.checksum_ok else ("WRONG CHECKSUM" if row.present else "missing")

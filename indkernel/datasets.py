@@ -3,9 +3,11 @@
 The embedded default is scikit-learn's bundled 8×8 digits (:func:`load_digits_pair`, no
 download). The paper's sets (USPS, Pima diabetes, German credit, a1a) are read from a data
 directory: the ``data_dir`` argument, else the environment variable ``INDKERNEL_DATA``, else the
-user cache ``~/.cache/indkernel``. Each loader knows its file's public source and sha256; a
-missing file is downloaded into that directory when the network allows, and checked; otherwise
-the error says which file to put where.
+operating system's cache folder for indkernel (``pooch.os_cache``: ``~/.cache/indkernel`` on
+Linux). Each loader knows its file's public source and sha256 (:data:`SOURCES`, the registry); a
+missing file is downloaded into that directory by pooch when the network allows (retries, a
+progress bar, the checksum verified before the file is kept); otherwise the error says which file
+to put where.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import urllib.request
+import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pooch
 from sklearn.datasets import load_digits, load_svmlight_file
 
 
@@ -78,13 +81,13 @@ class DataUnavailableError(FileNotFoundError):
 
 
 def data_directory(data_dir=None) -> Path:
-    """Where the paper's data sets live: ``data_dir``, else ``$INDKERNEL_DATA``, else
-    ``~/.cache/indkernel``."""
+    """Where the paper's data sets live: ``data_dir``, else ``$INDKERNEL_DATA``, else the
+    operating system's cache folder for indkernel (``~/.cache/indkernel`` on Linux)."""
     if data_dir is not None:
         return Path(data_dir)
     if os.environ.get("INDKERNEL_DATA"):
         return Path(os.environ["INDKERNEL_DATA"])
-    return Path.home() / ".cache" / "indkernel"
+    return Path(pooch.os_cache("indkernel"))
 
 
 def sha256(path: Path) -> str:
@@ -106,24 +109,47 @@ def fetch(name: str, data_dir=None, *, download: bool = True, timeout: float = 3
     if not path.is_file():
         if not download:
             raise DataUnavailableError(_missing(name, folder, "downloads are off (download=False)"))
-        try:
-            with urllib.request.urlopen(source.url, timeout=timeout) as response:
-                raw = response.read()
-        except OSError as exc:
-            raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
-        expected = source.download_sha256 or source.sha256
-        if hashlib.sha256(raw).hexdigest() != expected:
-            raise ValueError(f"the file downloaded from {source.url} has sha256 {hashlib.sha256(raw).hexdigest()}, "
-                             f"expected {expected}; it was not saved")
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(source.convert(raw) if source.convert else raw)
-        if source.convert:  # a converted file is checked by its content, not its compressed bytes
-            return path
+        raw = _download(source, folder, name, timeout)
+        if source.convert is None:
+            return path  # pooch checked its sha256 before keeping it
+        converted = path.with_name(path.name + ".part")
+        converted.write_bytes(source.convert(raw))
+        converted.replace(path)  # whole or not at all
+        return path  # a converted file is checked by its content, not its compressed bytes
     digest = sha256(path)
     if digest != source.sha256 and not (source.convert and _usps_content_ok(path)):
         raise ValueError(f"{path} has sha256 {digest}, expected {source.sha256}: a different or corrupted copy; "
                          "delete it to download it again, or replace it with the published file")
     return path
+
+
+#: Retries of a failed download (pooch waits a little longer before each).
+DOWNLOAD_RETRIES = 2
+
+
+def registry() -> dict[str, str]:
+    """The checksums of the files as published, by name (pooch's registry)."""
+    return {name: f"sha256:{source.download_sha256 or source.sha256}" for name, source in SOURCES.items()}
+
+
+def _download(source: Source, folder: Path, name: str, timeout: float) -> bytes:
+    """The bytes at ``source.url``, fetched by pooch and checked against :func:`registry`; a file that
+    needs no conversion is kept as ``folder/name``, one that does in a temporary folder only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        fetcher = pooch.create(path=scratch if source.convert else folder, base_url="", registry=registry(),
+                               urls={name: source.url}, retry_if_failed=DOWNLOAD_RETRIES)
+        try:
+            kept = fetcher.fetch(name, downloader=pooch.HTTPDownloader(timeout=timeout, progressbar=True))
+        except ValueError as exc:
+            if "hash" not in str(exc):
+                raise
+            # pooch's checksum mismatch: it deleted the file
+            raise ValueError(f"the file downloaded from {source.url} does not have the sha256 of the published file "
+                             f"({exc}); it was not saved") from exc
+        except OSError as exc:  # requests' errors are OSErrors
+            raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
+        return Path(kept).read_bytes()
 
 
 def _usps_content_ok(path: Path) -> bool:
