@@ -210,15 +210,15 @@ class ModSVC(_PrecomputedClassifier):
         """``(α ∘ y, b, gap)`` of the binary problem by its dual (:class:`indkernel.core.mod_svm.ModSVMDual`):
         projected Newton from the active-set start; where it stalls short of tol (``NEWTON_STALL``: the
         faces of the box slow to settle, on kernels of low numerical rank at large C), the dual QP
-        through the default conic solver gives a λ near the optimum and projected Newton certifies it
-        to tol from there (a few iterations). The α returned is the primal point of the smallest
+        through the default conic solver at its accurate settings gives a λ that most often certifies
+        tol as it is, and projected Newton goes on from it where not. The α returned is the primal point of the smallest
         certified upper bound; a ConvergenceWarning if even the polished λ misses tol."""
         dual = ModSVMDual(K, y_pm, C)
         run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
         projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False, stall_window=NEWTON_STALL)
         if run.status not in CERTIFIED:
             model = formulations.mod_svm_dual(K, y_pm, C)
-            model.solve(solver=formulations.DEFAULT_SOLVER)
+            model.solve(solver=formulations.DEFAULT_SOLVER, **formulations.ACCURATE[formulations.DEFAULT_SOLVER])
             run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
             projected_newton(dual, run, alpha0=model.solution("lambda"), fallback=False, stall_window=NEWTON_STALL)
         result = run.result(warn=False)
