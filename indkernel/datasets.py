@@ -141,14 +141,14 @@ def _download(source: Source, folder: Path, name: str, timeout: float) -> bytes:
                                urls={name: source.url}, retry_if_failed=DOWNLOAD_RETRIES)
         try:
             kept = fetcher.fetch(name, downloader=pooch.HTTPDownloader(timeout=timeout, progressbar=True))
+        except OSError as exc:  # requests' errors are OSErrors (an unsupported URL scheme too)
+            raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
         except ValueError as exc:
             if "hash" not in str(exc):
                 raise
             # pooch's checksum mismatch: it deleted the file
             raise ValueError(f"the file downloaded from {source.url} does not have the sha256 of the published file "
                              f"({exc}); it was not saved") from exc
-        except OSError as exc:  # requests' errors are OSErrors
-            raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
         return Path(kept).read_bytes()
 
 

@@ -13,6 +13,9 @@ from indkernel.reproduction.ablation import VARIANTS
 from indkernel.reproduction.experiments import FIT_TOL, load
 from indkernel.reproduction.protocol import performance
 
+#: An experiment end to end (its fixture runs the quick ablation through the CLI: 9 s): with --slow.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def ablation(tmp_path_factory):

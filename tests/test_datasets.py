@@ -138,6 +138,7 @@ def test_download_into_the_cache_checks_the_sha256(monkeypatch, tmp_path, web):
 
 
 def test_a_download_with_the_wrong_checksum_is_not_saved(monkeypatch, tmp_path, web):
+    monkeypatch.setattr(datasets, "DOWNLOAD_RETRIES", 0)  # pooch retries a mismatch too, waiting before each
     _serve(monkeypatch, "a1a", b"+1 1:1\n", web)
     monkeypatch.setitem(SOURCES, "a1a", Source(SOURCES["a1a"].url, sha256="0" * 64))
     with pytest.raises(ValueError, match="does not have the sha256 of the published file .*0000.*it was not saved"):

@@ -82,6 +82,7 @@ def test_tables_quick_on_digits(tmp_path):
             assert np.isnan(row.p_value) and not row.significant
 
 
+@pytest.mark.slow  # three quick tables runs (6 s); the one-method rerun below covers the mechanism quickly
 def test_tables_rerun_some_data_sets_and_keep_the_other_rows(tmp_path):
     """``datasets=`` reruns only those rows: marked rows of the other data sets stay as they were in
     the folder, the rerun's rows are recomputed (equal to the first run's: the protocol is seeded),
@@ -149,6 +150,7 @@ def test_tables_rerun_one_method_and_keep_the_other_cells(tmp_path):
         write_tables(tmp_path / "empty", quick=True, digits=True, quiet=True, methods=["Mod SVM"])
 
 
+@pytest.mark.slow  # the quick tables on the paper's data sets; the digits one runs in the quick suite
 def test_tables_quick_on_the_papers_data(tmp_path, paper_data):
     """One quick pass over the paper's data sets (CI has them; elsewhere their tiny stand-ins), with
     the paper's numbers beside ours."""

@@ -624,7 +624,7 @@ def test_mkl_master_equals_the_conic_master():
     assert weights.sum() == pytest.approx(1.0) and np.all(weights >= 0)
 
 
-@pytest.mark.parametrize("master", quick_and_slow(["mkl", "conic"], quick=["conic"]))
+@pytest.mark.parametrize("master", [pytest.param("mkl", marks=pytest.mark.slow), pytest.param("conic", marks=pytest.mark.slow)])
 def test_exchange_with_either_master_reaches_the_optimum(master):
     K0, y = FACTORIES["digits"](16, 1)
     p_star, _ = reference_optimum("digits", 16, 1, 2.0, 1.0)

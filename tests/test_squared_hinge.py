@@ -155,6 +155,7 @@ def test_methods_that_need_a_bounded_set_or_a_missing_model_are_refused_with_a_s
         solve(problem, "accpm")
 
 
+@pytest.mark.slow  # a series of master solves (4 s)
 def test_the_exchange_method_with_the_mkl_master_solves_it():
     """The MKL master needs only the machine on a fixed kernel (libsvm on ``K + D``), no conic model."""
     problem, model = problem_and_optimum("frobenius", n=10)

@@ -261,7 +261,7 @@ def newton_stall_cases() -> dict:
     }
 
 
-@pytest.mark.parametrize("case", [pytest.param("componentwise"), pytest.param("two-point svr"),
+@pytest.mark.parametrize("case", [pytest.param("componentwise", marks=pytest.mark.slow), pytest.param("two-point svr"),
                                   pytest.param("svr with a tube", marks=pytest.mark.slow)])
 def test_projected_newton_certifies_where_it_used_to_stall(case):
     """Where the gap does not halve in 20 iterations Newton hands over to apg, so it certifies the
