@@ -26,6 +26,7 @@ def test_formulation_sizes_quick():
     assert (clarabel.error <= 1e-6).all(), clarabel
 
 
+@pytest.mark.slow  # a benchmark script's smoke run (3 s)
 def test_oracle_benchmark_quick(paper_data):
     benchmark = load("oracle_benchmark")
     table = benchmark.main(quick=True)
@@ -216,6 +217,7 @@ def test_kernel_times_quick():
     assert len(table) == 5 and (table[["full", "train", "test_train"]] > 0).all().all()
 
 
+@pytest.mark.slow  # a benchmark script's smoke run (2 s)
 def test_model_selection_quick(tmp_path):
     """The grid-search benchmark on the digits with a 2 × 2 grid: a row per search, the ratios to
     denoise, every fit certified, the CSV written."""

@@ -59,6 +59,7 @@ def test_the_variants_are_their_definitions(data):
     assert model.test_kernel == "consistent"
 
 
+@pytest.mark.slow  # the rules experiment through the CLI, twice (3 s)
 def test_rules_run_through_the_command_line_and_resume(tmp_path, capsys, monkeypatch):
     assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path)]) == 0
     markdown = capsys.readouterr().out
