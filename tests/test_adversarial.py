@@ -369,7 +369,7 @@ def test_penalties_16_orders_apart_give_a_tight_bracket(method):
     assert problem.feasibility_violation(result.alpha) == 0.0 or abs(y @ result.alpha) < 1e-20
 
 
-@pytest.mark.parametrize("kernel", quick_and_slow(["indefinite", "zero", "1e-300", "1e-12"], quick=["indefinite", "zero"]))
+@pytest.mark.parametrize("kernel", quick_and_slow(["indefinite", "zero", "1e-300", "1e-12"], quick=["indefinite"]))
 def test_an_exact_bracket_at_alpha_zero_is_optimal(kernel):
     """Targets inside the ε-tube: α = 0 is optimal and p* = f(0) = ρ‖(K0)₋‖²_F exactly (for any
     feasible α, f(α) <= f(0) + ∇f(0)ᵀα <= f(0)). The α-dependent scale is 0 there; the bracket is

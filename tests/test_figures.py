@@ -116,6 +116,7 @@ def test_tables_rerun_some_data_sets_and_keep_the_other_rows(tmp_path):
         write_tables(tmp_path, quick=True, digits=True, quiet=True, splits=1, datasets=["a1a-sig"])
 
 
+@pytest.mark.slow  # three quick tables runs (6 s); test_tables_quick_on_digits covers the tables quickly
 def test_tables_rerun_one_method_and_keep_the_other_cells(tmp_path):
     """``methods=`` reruns only those methods' cells of table:gen_performance: the other methods'
     cells and the perturbation table stay as they were in the folder (marked), the rerun's cells and

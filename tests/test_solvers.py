@@ -483,7 +483,8 @@ def test_limited_threads_restores_the_setting():
 
 
 @pytest.mark.parametrize("rho", [0.1, 1.0, 10.0])
-@pytest.mark.parametrize("kind, n, seed", [("random", 30, 4), ("digits", 24, 5), ("random", 100, 2)])
+@pytest.mark.parametrize("kind, n, seed", quick_and_slow([("random", 30, 4), ("digits", 24, 5), ("random", 100, 2)],
+                                                          quick=[("random", 30, 4), ("digits", 24, 5)]))
 def test_projected_newton_converges_in_a_few_iterations(kind, n, seed, rho):
     """The exact (Daleckii–Krein) Hessian makes the local convergence fast: a certified 1e-8 in at
     most a dozen iterations, certified by the free bound alone (Newton's default), where the
