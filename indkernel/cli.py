@@ -285,7 +285,8 @@ def _tables(args) -> int:
         with joblib_backend(args.backend, scheduler=args.scheduler, n_workers=joblib.effective_n_jobs(args.n_jobs)):
             return _run_tables(args)
     except Exception as error:
-        if type(error).__name__ != "KilledWorker":  # dask.distributed's: a task that kept killing its workers
+        # dask.distributed's KilledWorker (a task that kept killing its workers): only once it is imported
+        if not isinstance(error, getattr(sys.modules.get("distributed"), "KilledWorker", ())):
             raise
         print(f"indkernel tables: error: the Dask workers died running a task, more often than the scheduler "
               f"retries ({error}); check the workers' memory limit and logs", file=sys.stderr)

@@ -214,13 +214,17 @@ class ModSVC(_PrecomputedClassifier):
         tol as it is, and projected Newton goes on from it where not. The α returned is the primal point of the smallest
         certified upper bound; a ConvergenceWarning if even the polished λ misses tol."""
         dual = ModSVMDual(K, y_pm, C)
-        run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
-        projected_newton(dual, run, alpha0=dual.active_set_start(), fallback=False, stall_window=NEWTON_STALL)
+
+        def newton_from(start: np.ndarray) -> Run:
+            run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
+            projected_newton(dual, run, alpha0=start, fallback=False, stall_window=NEWTON_STALL)
+            return run
+
+        run = newton_from(dual.active_set_start())
         if run.status not in CERTIFIED:
             model = formulations.mod_svm_dual(K, y_pm, C)
             model.solve(solver=formulations.DEFAULT_SOLVER, **formulations.ACCURATE[formulations.DEFAULT_SOLVER])
-            run = Run(dual, "newton", tol=self.tol, max_iter=NEWTON_CAP, bound="free")
-            projected_newton(dual, run, alpha0=model.solution("lambda"), fallback=False, stall_window=NEWTON_STALL)
+            run = newton_from(model.solution("lambda"))
         result = run.result(warn=False)
         if result.status not in CERTIFIED:
             warnings.warn(f"ModSVC: the Mod SVM dual stopped short of tol={self.tol:g} ({result.status}: certified "
