@@ -20,3 +20,13 @@ def write_whole(path: Path, write: Callable, mode: str = "wb") -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_csv(path: Path, frame) -> None:
+    """Write the DataFrame ``frame`` to the CSV ``path`` whole (no index column)."""
+    write_whole(path, lambda file: frame.to_csv(file, index=False), mode="w")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole."""
+    write_whole(path, lambda file: file.write(text), mode="w")

@@ -170,10 +170,18 @@ def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | Non
     return path
 
 
-def _output_folder(name: str, what: str) -> Path:
+def _output_folder(name: str, what: str, args=None, outputs=()) -> Path:
+    """Check before any work that the folder ``name`` can take the files ``outputs``: it is no file,
+    it holds none of them unless ``--force``, and it is writable if it exists."""
     path = Path(name)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{what} {path} is an existing file; give a folder (it is created if missing)")
+    existing = [output for output in outputs if (path / output).exists()]
+    if existing and not getattr(args, "force", False):
+        raise ValueError(f"{what} {path} holds {', '.join(existing)}; pass --force to replace them, or give another "
+                         f"{what}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"{what} {path} cannot be written (no permission); give a writable folder")
     return path
 
 
@@ -252,15 +260,10 @@ def _figures(args) -> int:
     matplotlib.use("Agg")
     from .reproduction.reproduce import outputs, reproduce
 
-    out = _output_folder(args.out, "--out")
     mode = "full" if args.full else "quick"
-    csvs = outputs(args.which, mode, args.dataset, out)
-    existing = [path for csv in csvs.values() for path in (csv, csv.with_suffix(".png")) if path.exists()]
-    if existing and not args.force:
-        raise ValueError(f"--out {out} holds {', '.join(path.name for path in existing)}; pass --force to replace "
-                         "them, or give another --out")
-    if out.exists() and not os.access(out, os.W_OK):
-        raise ValueError(f"--out {out} cannot be written (no permission); give a writable folder")
+    csvs = outputs(args.which, mode, args.dataset, Path(args.out))
+    out = _output_folder(args.out, "--out", args, [path.name for csv in csvs.values()
+                                                  for path in (csv, csv.with_suffix(".png"))])
     try:
         written = reproduce(args.which, mode=mode, dataset=args.dataset, out=out, data_dir=args.data_dir,
                             quiet=args.quiet)
@@ -294,9 +297,7 @@ def _tables(args) -> int:
 
 
 def _run_tables(args) -> int:
-    from .reproduction.ablation import write_ablation
-    from .reproduction.experiments import write_tables
-    from .reproduction.usps_multiclass import write
+    from .reproduction import ablation, experiments, rule_comparison, usps_multiclass
 
     if args.multiclass + args.ablation + args.rules > 1:
         raise ValueError("--multiclass, --ablation and --rules are different runs; pass one of them")
@@ -304,31 +305,27 @@ def _run_tables(args) -> int:
         raise ValueError("--datasets reruns rows of the paper's tables; it takes no --multiclass or --ablation")
     if args.methods is not None and (args.multiclass or args.ablation or args.rules):
         raise ValueError("--methods reruns cells of the paper's tables; it takes no --multiclass, --ablation or --rules")
+    if args.multiclass and args.digits:
+        raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits")
+    # the finished tables there are replaced only with --force; --datasets and --methods update them
+    run = (rule_comparison if args.rules else ablation if args.ablation else usps_multiclass if args.multiclass
+           else None if args.datasets is not None or args.methods is not None else experiments)
+    out = _output_folder(args.out, "--out", args, () if run is None else run.OUTPUTS)
     if args.rules:
-        from .reproduction.experiments import SPLITS
-        from .reproduction.rule_comparison import run
-
-        splits = SPLITS["quick" if args.quick else "full"] if args.splits is None else args.splits
-        result = run(_output_folder(args.out, "--out"), splits=splits, datasets=args.datasets, quick=args.quick,
-                     digits=args.digits, data_dir=args.data_dir, n_jobs=args.n_jobs, quiet=args.quiet)
-        print(result["markdown"])
-        return 0
-    if args.ablation:
-        result = write_ablation(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits,
-                                n_jobs=args.n_jobs, data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
-        print(result["markdown"])
-        return 0
-    if args.multiclass:
-        if args.digits:
-            raise ValueError("--multiclass runs on USPS's standard split; it takes no --digits")
-        result = write(_output_folder(args.out, "--out"), quick=args.quick, n_train=args.n_train,
-                       data_dir=args.data_dir, n_jobs=args.n_jobs, verbose=not args.quiet,
-                       similarities=tuple(args.similarities), splits=args.splits)
-        print(result["markdown"])
-        return 0
-    result = write_tables(_output_folder(args.out, "--out"), quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
-                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits, datasets=args.datasets,
-                          methods=args.methods)
+        splits = experiments.SPLITS["quick" if args.quick else "full"] if args.splits is None else args.splits
+        result = rule_comparison.run(out, splits=splits, datasets=args.datasets, quick=args.quick, digits=args.digits,
+                                     data_dir=args.data_dir, n_jobs=args.n_jobs, quiet=args.quiet)
+    elif args.ablation:
+        result = ablation.write_ablation(out, quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
+                                         data_dir=args.data_dir, quiet=args.quiet, splits=args.splits)
+    elif args.multiclass:
+        result = usps_multiclass.write(out, quick=args.quick, n_train=args.n_train, data_dir=args.data_dir,
+                                       n_jobs=args.n_jobs, verbose=not args.quiet,
+                                       similarities=tuple(args.similarities), splits=args.splits)
+    else:
+        result = experiments.write_tables(out, quick=args.quick, digits=args.digits, n_jobs=args.n_jobs,
+                                          data_dir=args.data_dir, quiet=args.quiet, splits=args.splits,
+                                          datasets=args.datasets, methods=args.methods)
     print(result["markdown"])
     return 0
 
@@ -487,6 +484,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --backend dask: a running scheduler (tcp://host:8786); without it, a local "
                              "cluster of --n-jobs workers")
     tables.add_argument("--out", default="indkernel-tables", help="output folder (default ./indkernel-tables)")
+    tables.add_argument("--force", action="store_true",
+                        help="replace the finished tables (CSV and markdown) in --out. Not needed to resume a "
+                             "stopped --rules or --multiclass run from its part files in --out (reused either way: "
+                             "delete them to recompute), nor for --datasets and --methods, which update the tables")
     tables.set_defaults(run=_tables)
 
     data = commands.add_parser("datasets", parents=[common], help="where the data directory is and what it holds")

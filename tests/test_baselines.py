@@ -114,7 +114,9 @@ def test_mod_svm_dual_gradient_and_hessian_by_finite_differences():
 
 def test_the_active_set_start_finds_the_pieces_of_the_optimum():
     """Where the positive set of α repeats, libsvm's λ satisfies the dual's optimality to libsvm's
-    accuracy: projected Newton from it needs a few iterations, from C/2 many."""
+    accuracy: projected Newton starts from it within 1e-3 of the optimum (from C/2: a gap of a
+    million times the objective) and needs no more iterations. (Newton closes even C/2's gap in about
+    8 iterations here, so the counts can tie.)"""
     from indkernel.solvers.projected_newton import projected_newton
     from indkernel.solvers.tracking import Run
 
@@ -126,7 +128,9 @@ def test_the_active_set_start_finds_the_pieces_of_the_optimum():
         projected_newton(dual, run, alpha0=start)
         runs[name] = run.result()
         assert runs[name].status == "optimal"
-    assert runs["active set"].iterations < runs["C/2"].iterations
+    first = {name: run.history.gap.iloc[0] / run.scale for name, run in runs.items()}
+    assert first["active set"] < 1e-3 and first["C/2"] > 1e3
+    assert runs["active set"].iterations <= runs["C/2"].iterations
     assert abs(runs["active set"].lower - runs["C/2"].lower) <= 1e-8 * runs["C/2"].scale * 2
 
 

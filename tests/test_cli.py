@@ -340,3 +340,32 @@ def test_an_interrupted_figure_keeps_its_finished_runs(tmp_path, capsys, monkeyp
     interrupt_after[0] = 10**6
     assert main([*argv, "--force"]) == 0
     assert sorted(pd.read_csv(csv).run.unique()) == [0, 1, 2] and png.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("flags, module, function", [
+    ([], "experiments", "write_tables"),
+    (["--rules"], "rule_comparison", "run"),
+    (["--ablation"], "ablation", "write_ablation"),
+    (["--multiclass"], "usps_multiclass", "write"),
+])
+def test_tables_replace_finished_tables_only_with_force(flags, module, function, capsys, tmp_path, monkeypatch):
+    """Checked before any work: a folder holding a finished run's tables is refused without --force;
+    a stopped run's part files alone are resumed without it; --datasets and --methods update."""
+    import importlib
+
+    run = importlib.import_module(f"indkernel.reproduction.{module}")
+    calls = []
+    monkeypatch.setattr(run, function, lambda out, **kwargs: calls.append(out) or {"markdown": "done"})
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "USPS-3-5-SS-0.csv").write_text("a part of a stopped run\n")
+    assert main(["tables", *flags, "--out", str(out), "--quiet"]) == 0 and calls == [out]
+    (out / run.OUTPUTS[-1]).write_text("a finished run's table\n")
+    assert main(["tables", *flags, "--out", str(out), "--quiet"]) == 2 and calls == [out]
+    err = capsys.readouterr().err
+    assert f"--out {out} holds {run.OUTPUTS[-1]}; pass --force to replace them" in err and "Traceback" not in err
+    assert main(["tables", *flags, "--out", str(out), "--quiet", "--force"]) == 0 and calls == [out, out]
+    if not flags:
+        for update in (["--datasets", "a1a-sig"], ["--methods", "Mod SVM"]):
+            assert main(["tables", *update, "--out", str(out), "--quiet"]) == 0
+        assert len(calls) == 4

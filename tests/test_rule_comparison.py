@@ -71,7 +71,8 @@ def test_rules_run_through_the_command_line_and_resume(tmp_path, capsys, monkeyp
     assert set(paired.baseline) == {"denoise", "transductive"}
     real = rule_comparison.compare_rules
     monkeypatch.setattr(rule_comparison, "compare_rules", lambda *args, **kwargs: pytest.fail("recomputed"))
-    assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path)]) == 0
+    assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path),
+                 "--force"]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "rules.csv"), table)
     # a part damaged by an interrupted write (an older version wrote in place) is named and redone
     damaged = sorted(tmp_path.glob("*-0.csv"))[0]
@@ -79,7 +80,8 @@ def test_rules_run_through_the_command_line_and_resume(tmp_path, capsys, monkeyp
     redone = []
     monkeypatch.setattr(rule_comparison, "compare_rules", lambda *args, **kwargs: redone.append(1) or real(*args, **kwargs))
     with pytest.warns(UserWarning, match=f"the part file {damaged} is damaged"):
-        assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path)]) == 0
+        assert main(["tables", "--rules", "--quick", "--digits", "--splits", "1", "--quiet", "--out", str(tmp_path),
+                     "--force"]) == 0
     assert redone == [1] and not list(tmp_path.glob(".*.tmp"))
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "rules.csv").drop(columns="seconds"),
                                   table.drop(columns="seconds"))  # the same results, another run time

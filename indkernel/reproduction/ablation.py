@@ -31,6 +31,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .. import kernels
+from .._files import write_csv, write_text
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from ..solvers.tracking import _positive_int
@@ -57,6 +58,8 @@ QUICK_WIDE_RHO_GRID = [0.01, 1.0, 100.0]
 #: Binarization thresholds of the Simpson score tried besides the tables' 0.5.
 THRESHOLDS = (0.3, 0.7)
 COMPARED = ("Denoise", "Indefinite SVM")
+#: The files :func:`write_ablation` writes into its folder (``indkernel tables`` replaces them only with ``--force``).
+OUTPUTS = ("ablation.csv", "ablation_summary.csv", "ablation.md")
 
 
 @dataclass(frozen=True)
@@ -184,13 +187,13 @@ def write_ablation(out, *, quick: bool = False, digits: bool = False, n_jobs: in
     table = summary(rows)
     minutes = (time.perf_counter() - started) / 60
     out.mkdir(parents=True, exist_ok=True)
-    rows.to_csv(out / "ablation.csv", index=False)
-    table.to_csv(out / "ablation_summary.csv", index=False)
+    write_csv(out / "ablation.csv", rows)
+    write_csv(out / "ablation_summary.csv", table)
     command = ("indkernel tables --ablation" + (" --quick" if quick else "") + (" --digits" if digits else "")
                + f" --splits {splits}")
     markdown = (f"Made by `{command}` in {minutes:.1f} minutes on {cores()} cores (n_jobs={n_jobs}): (accuracy + recall)/2, "
                 f"mean ± sd over {splits} random split(s) of the tables' protocol with one choice changed per "
                 "variant; the difference is Indefinite SVM minus denoise per split, in bold where the two-sided "
                 f"paired t-test gives p < {SIGNIFICANCE:g}.\n\n" + summary_markdown(table))
-    (out / "ablation.md").write_text(markdown + "\n")
+    write_text(out / "ablation.md", markdown + "\n")
     return dict(rows=rows, summary=table, markdown=markdown)

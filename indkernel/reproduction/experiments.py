@@ -25,6 +25,7 @@ from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 
 from .. import datasets, kernels
+from .._files import write_csv, write_text
 from .._progress import tqdm
 from ..estimators.baselines import ModSVC, SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
@@ -456,11 +457,8 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
                                                              strict=True))
     comparison = paired_comparison(performance, perturb)
     out.mkdir(parents=True, exist_ok=True)
-    stats.to_csv(out / "data_stats.csv", index=False)
-    performance.to_csv(out / "gen_performance.csv", index=False)
-    perturb.to_csv(out / "gen_performance_perturbSVM.csv", index=False)
-    comparison.to_csv(out / "paired_comparison.csv", index=False)
-    runs.to_csv(out / "runs.csv", index=False)
+    for name, frame in zip(OUTPUTS[:-1], (stats, performance, perturb, comparison, runs), strict=True):
+        write_csv(out / name, frame)
     over = (f"mean ± standard deviation over {splits} random splits, the paper's number in parentheses, "
             "✓ where it lies within the range of our splits and ✗ where not" if splits > 1
             else "our numbers, the paper's in parentheses")
@@ -477,10 +475,14 @@ def write_tables(out, *, quick: bool = False, digits: bool = False, n_jobs: int 
         f"### Paired comparison over the splits\n\n(accuracy + recall)/2 of the method minus the baseline's; in "
         f"bold where the two-sided paired t-test gives p < {SIGNIFICANCE:g}.\n\n" + comparison_markdown(comparison),
     ])
-    (out / "tables.md").write_text(markdown + "\n")
+    write_text(out / "tables.md", markdown + "\n")
     return dict(performance=performance, stats=stats, perturb=perturb, comparison=comparison, markdown=markdown)
 
 
+#: The files :func:`write_tables` writes into its folder, the markdown last (``indkernel tables``
+#: replaces them only with ``--force``).
+OUTPUTS = ("data_stats.csv", "gen_performance.csv", "gen_performance_perturbSVM.csv", "paired_comparison.csv",
+           "runs.csv", "tables.md")
 #: The tables' files that ``write_tables(datasets=...)`` merges with.
 TABLE_FILES = ("gen_performance.csv", "data_stats.csv", "gen_performance_perturbSVM.csv", "runs.csv")
 

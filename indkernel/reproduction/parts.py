@@ -1,5 +1,5 @@
 """The part files of a resumable run (one per data set and split, or per split): each written whole
-or not at all, and one found damaged (a run killed in an older version, a full disk) named and
+(:func:`indkernel._files.write_csv`) or not at all, and one found damaged (a run killed in an older version, a full disk) named and
 computed again instead of stopping the run."""
 
 from __future__ import annotations
@@ -8,13 +8,6 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-
-from .._files import write_whole
-
-
-def write_part(frame: pd.DataFrame, path: Path) -> None:
-    """Write ``frame`` to the CSV ``path`` whole (:func:`indkernel._files.write_whole`)."""
-    write_whole(path, lambda file: frame.to_csv(file, index=False), mode="w")
 
 
 def read_part(path: Path, columns, **read_options) -> pd.DataFrame | None:

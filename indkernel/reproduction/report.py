@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import write_text
+
 
 def update_marked_block(page: Path, name: str, markdown: str, command: str) -> None:
     """Replace the block called ``name`` in ``page`` by ``markdown`` and the command that made it."""
@@ -18,7 +20,7 @@ def update_marked_block(page: Path, name: str, markdown: str, command: str) -> N
     if start not in text or end not in text:
         raise ValueError(f"{page} has no {start} ... {end} block")
     block = f"{start}\n{markdown}\n\nMade by `{command}`.\n{end}"
-    page.write_text(re.sub(re.escape(start) + ".*" + re.escape(end), lambda _: block, text, flags=re.S))
+    write_text(page, re.sub(re.escape(start) + ".*" + re.escape(end), lambda _: block, text, flags=re.S))
 
 
 def median_seconds(call, repeats: int = 3) -> float:

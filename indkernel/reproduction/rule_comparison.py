@@ -31,11 +31,12 @@ import pandas as pd
 from sklearn import model_selection  # through its module: the API docs' autosummary scans imported classes
 from sklearn.base import clone
 
+from .._files import write_csv, write_text
 from .._progress import tqdm
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from . import experiments
-from .parts import read_part, write_part
+from .parts import read_part
 from .protocol import performance, select_and_test
 
 RULES = ("raw", "consistent", "transductive", "consistent-K0", "consistent-flip")
@@ -123,6 +124,9 @@ def compare_rules(data: experiments.DataSet, estimator, grid: dict, *, folds: in
 
 #: The columns a part file (one data set and split) must hold to be reused.
 PART_COLUMNS = ("dataset", "split", "method", "rule", "seconds")
+#: The files :func:`run` writes into its folder at the end (``indkernel tables`` replaces them only with
+#: ``--force``; the part files of a stopped run are resumed).
+OUTPUTS = ("rules.csv", "rules_paired.csv", "rules.md")
 
 
 def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bool = False, data_dir=None,
@@ -143,16 +147,16 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     for name, seed in tqdm(todo, desc="test rules", disable=quiet):
         data = experiments.load(name, quick=quick, data_dir=data_dir, seed=seed)
         parts[name, seed] = compare_rules(data, estimator, {"C": Cs, "rho": rhos}, n_jobs=n_jobs, seed=seed)
-        write_part(parts[name, seed], out / f"{name}-{seed}.csv")
+        write_csv(out / f"{name}-{seed}.csv", parts[name, seed])
     table = pd.concat(parts.values(), ignore_index=True)
     summary = summarize(table)
-    table.to_csv(out / "rules.csv", index=False)
-    summary["paired"].to_csv(out / "rules_paired.csv", index=False)
+    write_csv(out / "rules.csv", table)
+    write_csv(out / "rules_paired.csv", summary["paired"])
     command = ("indkernel tables --rules" + (" --quick" if quick else "") + (" --digits" if digits else "")
                + f" --splits {splits}" + ("" if datasets is None else " --datasets " + " ".join(names)))
     minutes = table.groupby(["dataset", "split"]).seconds.first().sum() / 60
-    (out / "rules.md").write_text(f"Made by `{command}` (n_jobs={n_jobs}): Indefinite SVM's cross-validation, refits "
-                                  f"and tests took {minutes:.1f} minutes in all.\n\n{summary['markdown']}\n")
+    write_text(out / "rules.md", f"Made by `{command}` (n_jobs={n_jobs}): Indefinite SVM's cross-validation, "
+                                 f"refits and tests took {minutes:.1f} minutes in all.\n\n{summary['markdown']}\n")
     return dict(table=table, **summary)
 
 

@@ -36,15 +36,19 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
 
 from .. import datasets, kernels
+from .._files import write_csv, write_text
 from .._progress import tqdm
 from ..estimators.baselines import SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC
 from .measure import measure
-from .parts import read_part, write_part
+from .parts import read_part
 from .protocol import best_similarity
 from .rule_comparison import MAIN_RULES, cross_validate_rules
 
 SIMILARITIES = ("TD", "SS")
+#: The files :func:`write` writes into its folder at the end (``indkernel tables`` replaces them only
+#: with ``--force``; the split files of a stopped run are resumed).
+OUTPUTS = ("usps_multiclass.csv", "usps_multiclass.md")
 #: Images in the standard training part (the rest of the 9298, 2007, are the test part).
 TRAIN_IMAGES = 7291
 #: Training images the parameters are chosen on (3-fold cross-validation).
@@ -230,16 +234,16 @@ def write(out, *, quick: bool = False, n_train: int | None = None, data_dir=None
                 started = time.perf_counter()
                 part = run(similarities, seed=seed, indefinite={"Indefinite SVM": "ovo"}, **options)
                 part = part.assign(split=seed, split_minutes=(time.perf_counter() - started) / 60)
-                write_part(part, path)
+                write_csv(path, part)
                 part = read_part(path, ("split",), keep_default_na=False, na_values=[""])  # as a resumed run reads it
             parts.append(part)
         table = pd.concat(parts, ignore_index=True)
         minutes = float(table.groupby("split").split_minutes.first().sum())
         body = split_markdown(table)
-    table.to_csv(out / "usps_multiclass.csv", index=False)
+    write_csv(out / "usps_multiclass.csv", table)
     markdown = (f"Made by `{command}` in {minutes:.1f} minutes (n_jobs={n_jobs}); "
                 f"{_data_sizes(quick, n_train, splits)}.\n\n" + body)
-    (out / "usps_multiclass.md").write_text(markdown + "\n")
+    write_text(out / "usps_multiclass.md", markdown + "\n")
     return dict(table=table, markdown=markdown)
 
 

@@ -114,12 +114,14 @@ def _cg_step(gradient, diagonal, G, weights, a, steps):
     inverse_aa = float(a @ inverse_a)
 
     def precondition(r):
-        z = inverse * r
-        return z - inverse_a * (a @ z) / inverse_aa
+        """The residual less its part along a (the constraint's multiplier, which the projected
+        preconditioner ignores) and its preconditioned projection: resetting the residual keeps it
+        small, so the projection does not cancel a large multiple of a (Gould, Hribar & Nocedal 2001)."""
+        r = r - a * (inverse_a @ r) / inverse_aa
+        return r, inverse * r
 
     step = np.zeros_like(gradient)
-    residual = gradient
-    z = precondition(residual)
+    residual, z = precondition(gradient)
     direction, rz = -z, float(residual @ z)
     target = CG_RESIDUAL ** 2 * rz
     for _ in range(steps):
@@ -129,8 +131,7 @@ def _cg_step(gradient, diagonal, G, weights, a, steps):
             break
         length = rz / curvature
         step = step + length * direction
-        residual = residual + length * product
-        z = precondition(residual)
+        residual, z = precondition(residual + length * product)
         rz, previous = float(residual @ z), rz
         if rz <= target:
             break

@@ -1,0 +1,41 @@
+"""Outputs written whole: a write that fails midway (a full disk, an interrupt) leaves the file as it was."""
+
+import errno
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import indkernel
+from indkernel._files import write_csv, write_text, write_whole
+
+
+def test_a_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path):
+    path = tmp_path / "table.csv"
+    write_csv(path, pd.DataFrame({"a": [1, 2]}))
+    before = path.read_text()
+
+    def full_disk(file):
+        file.write("a,b\n1,")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        write_whole(path, full_disk, mode="w")
+    assert path.read_text() == before and [p.name for p in path.parent.iterdir()] == ["table.csv"]
+    with pytest.raises(KeyboardInterrupt):
+        write_whole(path, lambda file: (file.write("half"), (_ for _ in ()).throw(KeyboardInterrupt)), mode="w")
+    assert path.read_text() == before and [p.name for p in path.parent.iterdir()] == ["table.csv"]
+    write_text(path, "replaced\n")
+    assert path.read_text() == "replaced\n"
+
+
+def test_no_module_writes_an_output_in_place():
+    """Every file the library writes goes through indkernel._files (the data download aside, which
+    pooch writes whole itself): no direct to_csv, write_text, savefig or open-for-writing on a path."""
+    in_place = re.compile(r"\.to_csv\((?!file)|\.write_text\(|\.savefig\((?!file)|np\.save\w*\((?!file|out,)"
+                          r"|open\([^)]*['\"]w")
+    root = Path(indkernel.__file__).parent
+    offenders = [f"{path.relative_to(root)}:{number}" for path in root.rglob("*.py") if path.name != "_files.py"
+                 for number, line in enumerate(path.read_text().splitlines(), 1) if in_place.search(line)]
+    assert offenders == []
