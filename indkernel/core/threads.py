@@ -7,11 +7,13 @@ changes a setting for longer than its block.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from functools import cache
+from typing import Any
 
 import numba
+import threadpoolctl
 from threadpoolctl import ThreadpoolController
 
 #: Below this many poles the compiled rank-one update runs on the calling thread alone: threads
@@ -55,6 +57,23 @@ _blas_limits: list[int] = []
 _blas_original: list = []
 
 
+def _as_controller(change: Callable[[], Any]) -> Any:
+    """``change()`` of BLAS's thread count, done whichever Python thread calls it.
+
+    threadpoolctl (from 3.8) lets one Python thread at a time set OpenBLAS's process-wide count and
+    silently ignores the others while that thread lives, so a block in a worker thread did not
+    limit BLAS once the main thread had set it. The blocks below change it one at a time (under
+    ``_BLAS_LOCK``): each takes control for its change and leaves no thread in control after."""
+    release = getattr(getattr(threadpoolctl, "OpenBLASController", None), "clear_controlling_thread", None)
+    if release is not None:
+        release(force=True)
+    try:
+        return change()
+    finally:
+        if release is not None:
+            release(force=True)
+
+
 @contextmanager
 def blas_threads(limit: int | None) -> Iterator[None]:
     """BLAS limited to ``limit`` threads inside the block (None: unchanged). Safe from several
@@ -65,19 +84,19 @@ def blas_threads(limit: int | None) -> Iterator[None]:
         return
     with _BLAS_LOCK:
         if not _blas_limits:
-            _blas_original.append(_blas().limit(limits=limit, user_api="blas"))
+            _blas_original.append(_as_controller(lambda: _blas().limit(limits=limit, user_api="blas")))
         _blas_limits.append(limit)
         if len(_blas_limits) > 1:
-            _blas().limit(limits=min(_blas_limits), user_api="blas")
+            _as_controller(lambda: _blas().limit(limits=min(_blas_limits), user_api="blas"))
     try:
         yield
     finally:
         with _BLAS_LOCK:
             _blas_limits.remove(limit)
             if _blas_limits:
-                _blas().limit(limits=min(_blas_limits), user_api="blas")
+                _as_controller(lambda: _blas().limit(limits=min(_blas_limits), user_api="blas"))
             else:
-                _blas_original.pop().restore_original_limits()
+                _as_controller(_blas_original.pop().restore_original_limits)
 
 
 def blas_thread_count() -> int:
