@@ -55,3 +55,16 @@ def test_each_part_imports_only_the_parts_below_it(part, forbidden):
                  for module in imported_modules(path) if module.startswith(forbidden)}
     assert not offending
     assert imported_modules(ROOT / "indkernel/solvers/models.py") >= {"formulations", "indkernel.core.machines"}  # the scan sees imports
+
+
+def test_the_metadata_names_the_python_ci_tests_and_the_paper():
+    """The oldest Python that ``requires-python`` admits is a classifier (CI's floor job runs on it),
+    and the project links the paper it implements."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11's TOML reader (the main CI job runs on 3.11)")
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    oldest = re.fullmatch(r">=(\d+\.\d+)", project["requires-python"]).group(1)
+    assert f"Programming Language :: Python :: {oldest}" in project["classifiers"]
+    assert project["urls"]["Paper"] == "https://doi.org/10.1007/s12532-009-0005-5"
+    assert (Path(__file__).parents[1] / project["license-files"][0]).is_file()
