@@ -76,9 +76,11 @@ def test_reaches_the_optimum_with_valid_bounds(kind, n, seed, rho, method):
 @pytest.mark.parametrize("kind, n, seed", quick_and_slow([("random", 20, 3), ("digits", 24, 5)], quick=[("random", 20, 3)]))
 def test_either_oracle_gives_the_same_run(kind, n, seed, method):
     """The rank-one update and a dense eigh at every point agree to about 1e-13: the gradient
-    methods take the same path with either; ACCPM and the exchange method (whose interior-point
-    steps magnify such differences, and projected Newton, whose conjugate gradients do) certify the
-    same optimum, within their tolerance."""
+    methods take the same path with either (the objective at every iterate to 1e-12; where they
+    stop depends on the refined certificates, whose conjugate-gradient rounds on K*(α) can branch
+    on such differences: 23 and 26 iterations on digits with numpy 2.4); ACCPM and the exchange
+    method (whose interior-point steps magnify such differences, and projected Newton, whose
+    conjugate gradients do) certify the same optimum, within their tolerance."""
     if method == "exchange" and (kind, n, seed, 1.0) in EXCHANGE_TOO_LONG:
         pytest.skip("hundreds of exchange rounds: EXCHANGE_TOO_LONG")
     p_star, _ = reference_optimum(kind, n, seed, 2.0, 1.0)
@@ -90,9 +92,9 @@ def test_either_oracle_gives_the_same_run(kind, n, seed, method):
     assert fast.fallbacks == 0
     assert abs(fast.lower - dense.lower) <= 2 * RUN[method]["tol"] * abs(p_star)
     if method in ("pg", "apg"):
-        assert fast.iterations == dense.iterations
-        np.testing.assert_allclose(fast.alpha, dense.alpha, rtol=0, atol=1e-8)
-        assert abs(fast.lower - dense.lower) <= 1e-10 * abs(p_star)
+        common = min(len(fast.history), len(dense.history))
+        np.testing.assert_allclose(fast.history.lower[:common], dense.history.lower[:common], rtol=1e-12,
+                                   atol=1e-12 * abs(p_star))
 
 
 @pytest.mark.parametrize("method", slow_exchange(ITERATIVE))
@@ -657,7 +659,10 @@ def test_exchange_options_are_used_checked_and_their_defaults_documented():
         return result
 
     default = rounds()
-    assert same_run(rounds(**documented), default)
+    # the same rounds; the refined upper bounds of two runs differ by up to 2e-11 relative (seen in
+    # the whole suite: two fresh decompositions of K0 differ in the last bits, which the refinement's
+    # conjugate gradients carry), far below the 1e-6 by which every option below changes the run
+    assert same_run(rounds(**documented), default, rtol=1e-9)
     for option in (dict(mkl_steps=2), dict(mkl_box=1.0), dict(mkl_points=2), dict(mkl_tol=0.5)):
         assert not same_run(rounds(**option), default, rtol=1e-6), option
     for name, bad in [("stall_rounds", 0), ("stall_shrink", -0.1), ("mkl_tol", 0.0), ("mkl_points", 0),
