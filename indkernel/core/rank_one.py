@@ -57,23 +57,35 @@ class SecularEquationError(RuntimeError):
 
 
 @numba.njit(cache=True, error_model="numpy", fastmath=_SUMS)
-def _pole_sums(p, z2, tau, start, stop, near_end_last, q):
+def _pole_sums(p, z2, tau, start, stop, near_end_last):
     """``Σ z_i²/(p_i - τ)``, its derivative ``Σ z_i²/(p_i - τ)²`` and half second derivative
     ``Σ z_i²/(p_i - τ)³`` over ``start <= i < stop``, and ``dlaed4``'s bound on the rounding error
     of summing from the far end to the near one (the sum of the partial sums' magnitudes: each
-    term counted once per partial sum it is in). Leaves ``q_i = 1/(p_i - τ)``."""
-    p, z2, q = p[start:stop], z2[start:stop], q[start:stop]  # (slices from 0 let LLVM vectorize)
+    term counted once per partial sum it is in).
+
+    The loop stores nothing: one that also stored ``1/(p_i - τ)`` got LLVM's runtime overlap
+    checks of that array against ``p`` and ``z²``, which chose the vector or the scalar order of
+    the sums by the arrays' addresses, so a root differed in its last bit from one call to the
+    next (numba 0.68)."""
+    p, z2 = p[start:stop], z2[start:stop]  # (slices from 0 let LLVM vectorize)
     count = p.size
     first, slope = (count, -1) if near_end_last else (1, 1)
     s = ds = dds = e = 0.0
     for i in range(count):
-        q[i] = 1.0 / (p[i] - tau)
-        term = z2[i] * q[i]
+        q = 1.0 / (p[i] - tau)
+        term = z2[i] * q
         s += term
-        ds += term * q[i]
-        dds += term * q[i] * q[i]
+        ds += term * q
+        dds += term * q * q
         e += term * (first + slope * i)
     return s, ds, dds, abs(e)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reciprocals(p, tau, q):
+    """``q = 1/(p - τ)``: what the Löwner product needs of a root's last evaluation."""
+    for i in range(p.size):
+        q[i] = 1.0 / (p[i] - tau)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -162,19 +174,20 @@ def _find_root(d, z2, rho, j, p, q):
     half = 0.5 * rho if last else 0.5 * (d[right] - d[left])
     tau, lower, upper = half, 0.0, 0.0
     for count in range(MAX_STEPS):
-        psi, dpsi, d2psi, e_psi = _pole_sums(p, z2, tau, 0, left, True, q)
-        phi, dphi, d2phi, e_phi = _pole_sums(p, z2, tau, right + 1, K, False, q)
+        psi, dpsi, d2psi, e_psi = _pole_sums(p, z2, tau, 0, left, True)
+        phi, dphi, d2phi, e_phi = _pole_sums(p, z2, tau, right + 1, K, False)
         al, ar = p[left] - tau, p[right] - tau
-        q[left], q[right] = 1.0 / al, 1.0 / ar
-        tl, tr = z2[left] * q[left], z2[right] * q[right]
+        ql, qr = 1.0 / al, 1.0 / ar
+        tl, tr = z2[left] * ql, z2[right] * qr
         w = rho_inv + psi + tl + phi + tr
         if count == 0:
             lower, upper = (0.0, half) if w >= 0 else (half, 2.0 * half)
         else:
-            slopes = dpsi + dphi + tl * q[left] + tr * q[right]
+            slopes = dpsi + dphi + tl * ql + tr * qr
             bound = 8.0 * (phi + tr - psi - tl) + e_psi + e_phi + 2.0 * rho_inv + 3.0 * (abs(tl) + abs(tr)) \
                 + abs(tau) * slopes
             if abs(w) <= EPS * bound:
+                _reciprocals(p, tau, q)
                 return origin, tau, count + 1
             if w <= 0:
                 lower = max(lower, tau)
@@ -202,6 +215,7 @@ def _find_root(d, z2, rho, j, p, q):
         if not lower < step < upper:
             step = 0.5 * (lower + upper)
         if step == tau:
+            _reciprocals(p, tau, q)
             return origin, tau, count + 1
         tau = step
     return -1, tau, MAX_STEPS
