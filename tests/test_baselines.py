@@ -7,6 +7,8 @@ from problems import digits_simpson, random_indefinite, random_psd
 from sklearn.svm import SVC
 from sklearn_checks import parametrize_with_checks
 
+from indkernel import IndefiniteSVC
+from indkernel.core import spectrum_cache
 from indkernel.core.mod_svm import ModSVMDual
 from indkernel.estimators.baselines import ModSVC, SpectrumSVC, spectrum_transform
 
@@ -47,6 +49,27 @@ def test_spectrum_svc_is_libsvm_on_the_transformed_kernel():
     plain = SpectrumSVC("none", C=2.0).fit(K, y)
     np.testing.assert_allclose(plain.decision_function(K_test),
                                SVC(C=2.0, kernel="precomputed").fit(K, y).decision_function(K_test), atol=1e-9)
+
+
+def test_a_grid_of_spectrum_baselines_decomposes_each_matrix_once():
+    """Denoise, flip and shift at several C on one matrix take its eigendecomposition from the
+    store of spectra (one miss, then hits), with the fits of a store that keeps nothing, bit for bit;
+    an Indefinite SVM fit on the same matrix finds it there too."""
+    K, y = random_indefinite(40, 5)
+    K_test = random_indefinite(40, 6)[0][:9]
+    fits = [(spectrum, C) for spectrum in ("denoise", "flip", "shift") for C in (0.1, 1.0, 10.0)]
+    spectrum_cache.set_budget(0)
+    try:
+        uncached = [SpectrumSVC(spectrum, C=C).fit(K, y).decision_function(K_test) for spectrum, C in fits]
+    finally:
+        spectrum_cache.set_budget(spectrum_cache.DEFAULT_BUDGET)
+    spectrum_cache.clear()
+    cached = [SpectrumSVC(spectrum, C=C).fit(K, y).decision_function(K_test) for spectrum, C in fits]
+    assert (spectrum_cache.SPECTRA.misses, spectrum_cache.SPECTRA.hits) == (1, len(fits) - 1)
+    for ours, reference in zip(cached, uncached):
+        np.testing.assert_array_equal(ours, reference)
+    IndefiniteSVC(C=1.0, rho=1.0).fit(K, y)
+    assert (spectrum_cache.SPECTRA.misses, spectrum_cache.SPECTRA.hits) == (1, len(fits))
 
 
 def test_mod_svm_against_a_general_purpose_solver():

@@ -182,7 +182,7 @@ class EighProxy:
         BLAS thread below :data:`indkernel.core.threads.EIGH_THREADS_FROM` rows. Taken from, or kept in, the process's
         store of spectra (:mod:`indkernel.core.spectrum_cache`), so the fits of a grid on one fold
         decompose its K0 once."""
-        return SPECTRA.get(self.K0, "syevr", _scipy_eigh)
+        return eigendecomposition(self.K0)
 
     @property
     def norm(self) -> float:
@@ -273,6 +273,13 @@ def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], obje
         for oracle, spectrum in zip(pending, pool.map(_cached_syevd, [o.K0 for o in pending]), strict=True):
             oracle.spectrum = spectrum
             done()
+
+
+def eigendecomposition(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, V)`` with ``K0 = V diag(d) Vᵀ``, eigenvalues ascending (LAPACK's syevr through scipy;
+    read-only arrays), from the process's store of spectra or computed and kept there: every fit on
+    one matrix, an Indefinite SVM's and the spectrum baselines' alike, decomposes it once."""
+    return SPECTRA.get(K0, "syevr", _scipy_eigh)
 
 
 def _scipy_eigh(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

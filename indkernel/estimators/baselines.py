@@ -27,7 +27,6 @@ from numbers import Real
 
 import cvxpy as cp
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
@@ -46,6 +45,7 @@ from .._validation import (
     sample_class_weights,
 )
 from ..core.mod_svm import ModSVMDual
+from ..core.proxy import eigendecomposition
 from ..solvers.projected_newton import projected_newton
 from ..solvers.tracking import Run
 from . import multiclass
@@ -143,10 +143,12 @@ class SpectrumSVC(_PrecomputedClassifier):
 
 
 def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """``(K̃, P)``: the transformed training kernel and the map of the test rows (None: unchanged)."""
+    """``(K̃, P)``: the transformed training kernel and the map of the test rows (None: unchanged).
+    K0's eigendecomposition comes from the process's store of spectra, so the fits of a grid on one
+    fold, and the three spectrum baselines on it, decompose it once."""
     if transform == "none":
         return K0, None
-    values, vectors = scipy.linalg.eigh(K0)
+    values, vectors = eigendecomposition(K0)
     if transform == "shift":
         return K0 + max(-values[0], 0.0) * np.eye(len(K0)), None
     factors = (values > 0).astype(float) if transform == "denoise" else np.sign(values)
