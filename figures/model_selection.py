@@ -4,21 +4,26 @@
 ``GridSearchCV`` (5 stratified folds, one process) of ``IndefiniteSVC`` over C × ρ (6 × 6, the
 default consistent rule, certified to the tables' relative gap 1e-4) against
 ``SpectrumSVC("denoise")`` over C (6), side by side in one process on each data set: USPS 3 vs 5
-with the Simpson similarity on training subsets of n = 200, 500 and 767 (the tables' split) and
-the tables' three sigmoid data sets (their first similarity of the grid). Indefinite SVM's grid
-runs twice: with the store of K0's spectra (:mod:`indkernel.core.spectrum_cache`, the default: each
-fold's K0 decomposed once) and without it (budget 0: once per grid point), and
-:class:`indkernel.IndefiniteSVCCV` scores the same grid on the same folds along warm-started paths
-(row ``indefinite, warm path``). Prints, per data set,
-each grid's seconds (min–max over ``--repeats``), the ratios to denoise, the fits that did not
-certify, and writes the rows to ``figures/model_selection.csv``. Beside the grids it times single
-fits on the first fold's training block (C = ρ = 1, each from scratch, eigendecomposition
-included: rows ``fit: denoise`` and ``fit: indefinite``, the ratio to denoise's fit)::
+with the Simpson similarity on training subsets of n = 200, 500 and 767 (the tables' split), the
+embedded digits 0–3 (four classes, 200 points, Simpson: six one-vs-one problems per fit) and the
+tables' three sigmoid data sets (their first similarity of the grid). Both grids use the store of
+K0's spectra (:mod:`indkernel.core.spectrum_cache`, the default: each fold's K0 decomposed once
+for all its grid points, denoise's as Indefinite SVM's); Indefinite SVM's grid also runs without
+it (budget 0: once per grid point), :class:`indkernel.IndefiniteSVCCV` scores the same grid on the
+same folds along warm-started paths (row ``indefinite, warm path``), and the two searches and the
+path run again with ``n_jobs=2`` (two joblib worker processes, one thread each), the ratio then to
+denoise's search with ``n_jobs=2``. Prints, per data set, each search's seconds (min–max over
+``--repeats``), the ratios to denoise, the fits that warned (status ``"roundoff"``: certified as
+far as floating point allows, short of 1e-4; the ``n_jobs=2`` searches fit the same problems, whose
+warnings stay in the workers), and writes the rows to ``figures/model_selection.csv``. Beside the
+grids it times single fits on the first fold's training block (C = ρ = 1, each from scratch,
+eigendecomposition included: rows ``fit: denoise`` and ``fit: indefinite``, the ratio to denoise's
+fit)::
 
     INDKERNEL_DATA=<data directory> python figures/model_selection.py [--repeats 2] [--datasets ...]
 
-Without a data directory it runs on the embedded digits 3 vs 5 only; ``main(quick=True)`` on
-them with a 2 × 2 grid (the test suite's check that the script runs).
+Without a data directory it runs on the embedded digits (3 vs 5, and 0–3) only; ``main(quick=True)``
+on digits 3 vs 5 with a 2 × 2 grid (the test suite's check that the script runs).
 """
 
 from __future__ import annotations
@@ -27,23 +32,29 @@ import argparse
 import os
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn import model_selection  # through its module: the gallery's API links scan imported classes
+from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 
 from indkernel import IndefiniteSVC, IndefiniteSVCCV, SpectrumSVC
 from indkernel.core import spectrum_cache
+from indkernel.kernels import simpson
 from indkernel.reproduction import experiments
 
 C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 RHO_GRID = [0.1, 1.0, 10.0, 100.0, 1e3, 1e4]
 FOLDS, TOL = 5, experiments.FIT_TOL
 USPS_SIZES = (200, 500, 767)
+MULTICLASS = "digits-0-3-SS-n200"
 SIGMOID_SETS = ("diabetes-sig", "german-sig", "a1a-sig")
-DATASETS = [f"USPS-3-5-SS-n{n}" for n in USPS_SIZES] + list(SIGMOID_SETS)
+DATASETS = [f"USPS-3-5-SS-n{n}" for n in USPS_SIZES] + [MULTICLASS, *SIGMOID_SETS]
+#: The parallel searches' workers (joblib's processes, one thread each).
+PARALLEL = 2
 OUT = Path(__file__).with_name("model_selection.csv")
 
 
@@ -51,10 +62,13 @@ def problems(names, quick: bool = False) -> list[tuple[str, np.ndarray, np.ndarr
     """``(description, K_train, y_train)`` of each benchmarked data set."""
     if quick or not os.environ.get("INDKERNEL_DATA"):
         data = experiments.load("digits-3-5-SS")
-        return [_training_block("digits 3-5 SS", data, len(data.split.train))]
+        binary = [_training_block("digits 3-5 SS", data, len(data.split.train))]
+        return binary if quick else binary + [_four_digits(200)]
     chosen = []
     for name in names:
-        if name.startswith("USPS"):
+        if name == MULTICLASS:
+            chosen.append(_four_digits(200))
+        elif name.startswith("USPS"):
             size = int(name.split("-n")[1])
             chosen.append(_training_block(name, experiments.load("USPS-3-5-SS"), size))
         else:
@@ -70,17 +84,26 @@ def _training_block(name: str, data, size: int):
     return name, np.ascontiguousarray(K[np.ix_(rows, rows)]), data.y[rows]
 
 
-def timed_search(estimator, grid: dict, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
-    """Seconds of the grid search (no refit) and the number of its fits that warned of no certificate."""
+def _four_digits(size: int):
+    """``size`` random points of the embedded digits 0–3 (four classes) with the Simpson similarity."""
+    X, y = load_digits(return_X_y=True)
+    keep = np.flatnonzero(y < 4)
+    rows = np.sort(np.random.default_rng(0).choice(keep, size, replace=False))
+    return MULTICLASS, simpson(X[rows] / 16.0), y[rows]
+
+
+def timed_search(estimator, grid: dict, K: np.ndarray, y: np.ndarray, n_jobs: int = 1) -> tuple[float, int]:
+    """Seconds of the grid search (no refit) and the number of its fits that warned of no
+    certificate to tol (in this process)."""
     cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
-    return _timed(model_selection.GridSearchCV(estimator, grid, cv=cv, refit=False), K, y)
+    return _timed(model_selection.GridSearchCV(estimator, grid, cv=cv, refit=False, n_jobs=n_jobs), K, y)
 
 
-def timed_path(estimator, Cs, rhos, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+def timed_path(estimator, Cs, rhos, K: np.ndarray, y: np.ndarray, n_jobs: int = 1) -> tuple[float, int]:
     """Seconds of :class:`indkernel.IndefiniteSVCCV` on the same folds and grid (no refit), and
-    its fits that warned of no certificate."""
+    its fits that warned of no certificate to tol (in this process)."""
     cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
-    return _timed(IndefiniteSVCCV(estimator, Cs=Cs, rhos=rhos, cv=cv, refit=False), K, y)
+    return _timed(IndefiniteSVCCV(estimator, Cs=Cs, rhos=rhos, cv=cv, refit=False, n_jobs=n_jobs), K, y)
 
 
 def _timed(search, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
@@ -114,38 +137,39 @@ def timed_fits(K: np.ndarray, y: np.ndarray, repeats: int) -> dict[str, list[flo
 def main(repeats: int = 2, names=DATASETS, *, quick: bool = False, out: Path = OUT) -> pd.DataFrame:
     Cs, rhos = (C_GRID[2:4], RHO_GRID[:2]) if quick else (C_GRID, RHO_GRID)
     indefinite = IndefiniteSVC(class_weight="authors", tol=TOL)
-    searches = {
-        "denoise": (SpectrumSVC("denoise", class_weight="authors"), {"C": Cs}, spectrum_cache.DEFAULT_BUDGET),
-        "indefinite": (indefinite, {"C": Cs, "rho": rhos}, spectrum_cache.DEFAULT_BUDGET),
-        "indefinite, no store": (indefinite, {"C": Cs, "rho": rhos}, 0),
+    denoise = SpectrumSVC("denoise", class_weight="authors")
+    store, parallel = spectrum_cache.DEFAULT_BUDGET, f", n_jobs={PARALLEL}"
+    searches = {  # name: (the search, the store's budget)
+        "denoise": (partial(timed_search, denoise, {"C": Cs}), store),
+        "indefinite": (partial(timed_search, indefinite, {"C": Cs, "rho": rhos}), store),
+        "indefinite, no store": (partial(timed_search, indefinite, {"C": Cs, "rho": rhos}), 0),
+        "indefinite, warm path": (partial(timed_path, indefinite, Cs, rhos), store),
+        "denoise" + parallel: (partial(timed_search, denoise, {"C": Cs}, n_jobs=PARALLEL), store),
+        "indefinite" + parallel: (partial(timed_search, indefinite, {"C": Cs, "rho": rhos}, n_jobs=PARALLEL), store),
+        "indefinite, warm path" + parallel: (partial(timed_path, indefinite, Cs, rhos, n_jobs=PARALLEL), store),
     }
     rows = []
     for name, K, y in problems(names, quick):
-        seconds: dict[str, list[float]] = {search: [] for search in [*searches, "indefinite, warm path"]}
+        seconds: dict[str, list[float]] = {search: [] for search in searches}
         uncertified = dict.fromkeys(seconds, 0)
         for _ in range(repeats):
-            for search, (estimator, grid, budget) in searches.items():
+            for search, (timed, budget) in searches.items():
                 spectrum_cache.clear()
                 spectrum_cache.set_budget(budget)
-                elapsed, warned = timed_search(estimator, grid, K, y)
+                elapsed, warned = timed(K, y)
                 seconds[search].append(elapsed)
                 uncertified[search] = max(uncertified[search], warned)
-            spectrum_cache.clear()
-            spectrum_cache.set_budget(spectrum_cache.DEFAULT_BUDGET)
-            elapsed, warned = timed_path(indefinite, Cs, rhos, K, y)
-            seconds["indefinite, warm path"].append(elapsed)
-            uncertified["indefinite, warm path"] = max(uncertified["indefinite, warm path"], warned)
         spectrum_cache.set_budget(spectrum_cache.DEFAULT_BUDGET)
         fits = timed_fits(K, y, repeats)
         seconds.update(fits)
         uncertified.update(dict.fromkeys(fits, 0))
         for search, values in seconds.items():
-            denoise = seconds["fit: denoise" if search.startswith("fit:") else "denoise"]
-            ratios = np.array(values) / np.array(denoise)
+            baseline = "fit: denoise" if search.startswith("fit:") else "denoise" + (parallel if parallel in search else "")
+            ratios = np.array(values) / np.array(seconds[baseline])
             rows.append(dict(data=name, n=len(y), search=search, seconds_min=min(values), seconds_max=max(values),
                              ratio_min=ratios.min(), ratio_max=ratios.max(), uncertified_fits=uncertified[search]))
-            print(f"{name:>16} n={len(y):4d} {search:>21}: {min(values):7.2f}-{max(values):7.2f} s, "
-                  f"{ratios.min():6.1f}-{ratios.max():6.1f}x denoise, {uncertified[search]} fits uncertified", flush=True)
+            print(f"{name:>18} n={len(y):4d} {search:>32}: {min(values):7.2f}-{max(values):7.2f} s, "
+                  f"{ratios.min():6.1f}-{ratios.max():6.1f}x denoise, {uncertified[search]} fits warned", flush=True)
     table = pd.DataFrame(rows)
     table.to_csv(out, index=False, float_format="%.3f")
     return table
@@ -155,6 +179,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="GridSearchCV of Indefinite SVM against denoise, side by side.")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--datasets", nargs="+", default=DATASETS,
-                        help="USPS-3-5-SS-n<size> and/or diabetes-sig german-sig a1a-sig")
+                        help=f"USPS-3-5-SS-n<size>, {MULTICLASS} and/or diabetes-sig german-sig a1a-sig")
     arguments = parser.parse_args()
     main(arguments.repeats, arguments.datasets)

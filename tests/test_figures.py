@@ -218,15 +218,21 @@ def test_kernel_times_quick():
     assert len(table) == 5 and (table[["full", "train", "test_train"]] > 0).all().all()
 
 
-@pytest.mark.slow  # a benchmark script's smoke run (2 s)
+@pytest.mark.slow  # a benchmark script's smoke run (2 s, and two worker processes)
 def test_model_selection_quick(tmp_path):
     """The grid-search benchmark on the digits with a 2 × 2 grid: a row per search, the ratios to
-    denoise, every fit certified, the CSV written."""
-    table = load("model_selection").main(1, quick=True, out=tmp_path / "model_selection.csv")
-    assert list(table.search) == ["denoise", "indefinite", "indefinite, no store", "indefinite, warm path",
-                                  "fit: denoise", "fit: indefinite"]
-    assert table.ratio_min.iloc[4] == 1.0 and table.seconds_min.iloc[5] < table.seconds_min.iloc[1]  # one fit, a grid
-    assert (table.seconds_min > 0).all() and table.ratio_min.iloc[0] == 1.0
+    denoise's search in the same setting (one process, or two workers), every fit certified, the
+    CSV written."""
+    table = load("model_selection").main(1, quick=True, out=tmp_path / "model_selection.csv").set_index("search")
+    assert list(table.index) == ["denoise", "indefinite", "indefinite, no store", "indefinite, warm path",
+                                 "denoise, n_jobs=2", "indefinite, n_jobs=2", "indefinite, warm path, n_jobs=2",
+                                 "fit: denoise", "fit: indefinite"]
+    for baseline in ("denoise", "denoise, n_jobs=2", "fit: denoise"):
+        assert table.ratio_min[baseline] == table.ratio_max[baseline] == 1.0
+    parallel = table.loc["indefinite, n_jobs=2"]
+    assert parallel.ratio_min == pytest.approx(parallel.seconds_min / table.seconds_min["denoise, n_jobs=2"])  # one repeat
+    assert table.seconds_min["fit: indefinite"] < table.seconds_min["indefinite"]  # one fit, a grid
+    assert (table.seconds_min > 0).all()
     assert (table.uncertified_fits == 0).all() and (tmp_path / "model_selection.csv").is_file()
 
 
