@@ -47,14 +47,15 @@ KERNELS = {"USPS Simpson": usps_simpson, "random indefinite": random_indefinite}
 
 
 def oracle_call(problem: SVMProblem, points):
-    """objective, gradient and certificate at each of ``points`` in turn (each one new to the cache)."""
+    """objective, gradient and free certificate (what a solver's iterate costs) at each of ``points``
+    in turn (each one new to the cache)."""
     iterator = iter(points)
 
     def call():
         alpha = next(iterator)
         problem.objective(alpha)
         problem.gradient(alpha)
-        problem.certify(alpha)
+        problem.certify(alpha, bound="free")
     return call
 
 

@@ -37,6 +37,25 @@ def test_oracle_benchmark_quick(paper_data):
     assert parts.evaluations_per_root.between(1, 4).all()
 
 
+def test_an_oracle_call_of_the_benchmark_is_one_point_with_its_free_certificate(monkeypatch):
+    """The benchmarked call is what an iterate costs: one oracle point, the free bound (the tight
+    one solves the machine on the fixed kernel: many products more)."""
+    from problems import random_indefinite
+
+    from indkernel import SVMProblem
+    from indkernel.core import certificate
+
+    def tight(*args, **kwargs):
+        raise AssertionError("the benchmark timed the tight certificate")
+
+    monkeypatch.setattr(certificate, "fixed_kernel_bound", tight)
+    K0, y = random_indefinite(30, 0)
+    problem = SVMProblem(K0, y, C=1.0, rho=1.0)
+    points = [problem.project(np.full(30, 0.5)), problem.project(np.linspace(0, 1, 30))]
+    call = load("oracle_benchmark").oracle_call(problem, points)
+    call(), call()
+
+
 @pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)
