@@ -66,7 +66,7 @@ def test_a_grid_of_spectrum_baselines_decomposes_each_matrix_once():
     spectrum_cache.clear()
     cached = [SpectrumSVC(spectrum, C=C).fit(K, y).decision_function(K_test) for spectrum, C in fits]
     assert (spectrum_cache.SPECTRA.misses, spectrum_cache.SPECTRA.hits) == (1, len(fits) - 1)
-    for ours, reference in zip(cached, uncached):
+    for ours, reference in zip(cached, uncached, strict=True):
         np.testing.assert_array_equal(ours, reference)
     IndefiniteSVC(C=1.0, rho=1.0).fit(K, y)
     assert (spectrum_cache.SPECTRA.misses, spectrum_cache.SPECTRA.hits) == (1, len(fits))
