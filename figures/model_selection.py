@@ -12,13 +12,13 @@ for all its grid points, denoise's as Indefinite SVM's); Indefinite SVM's grid a
 it (budget 0: once per grid point), :class:`indkernel.IndefiniteSVCCV` scores the same grid on the
 same folds along warm-started paths (row ``indefinite, warm path``), and the two searches and the
 path run again with ``n_jobs=2`` (two joblib worker processes, one thread each, started and warmed
-up before the first measurement), the ratio then to denoise's search with ``n_jobs=2``. Prints, per data set, each search's seconds (min–max over
-``--repeats``), the ratios to denoise, the fits that warned (status ``"roundoff"``: certified as
-far as floating point allows, short of 1e-4; the ``n_jobs=2`` searches fit the same problems, whose
-warnings stay in the workers), and writes the rows to ``figures/model_selection.csv``. Beside the
-grids it times single fits on the first fold's training block (C = ρ = 1, each from scratch,
-eigendecomposition included: rows ``fit: denoise`` and ``fit: indefinite``, the ratio to denoise's
-fit)::
+up before the first measurement), the ratio then to denoise's search with ``n_jobs=2``. Prints,
+per data set, each search's seconds (min–max over ``--repeats``), the ratios to denoise, the fits
+that warned (status ``"roundoff"``: certified as far as floating point allows, short of 1e-4; the
+``n_jobs=2`` searches fit the same problems, whose warnings stay in the workers), and writes the
+rows to ``figures/model_selection.csv``. Beside the grids it times single fits on the first fold's
+training block (C = ρ = 1, each from scratch, eigendecomposition included: rows ``fit: denoise``
+and ``fit: indefinite``, the ratio to denoise's fit)::
 
     INDKERNEL_DATA=<data directory> python figures/model_selection.py [--repeats 2] [--datasets ...]
 

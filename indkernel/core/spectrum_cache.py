@@ -6,8 +6,8 @@ oracles and the spectrum baselines (:func:`indkernel.core.proxy.eigendecompositi
 from here: a bounded, least-recently-used store keyed by the matrix's content (a BLAKE2b digest
 of its bytes and its shape; O(n²), about 3 ms at n = 600) and by the LAPACK routine, so that a
 cached spectrum is bit for bit the one the routine would compute and a fit's result does not
-depend on what the process fitted before. Cloned estimators, ``GridSearchCV``'s
-slices and joblib workers all share it within a process (each worker process has its own).
+depend on what the process fitted before. Cloned estimators, ``GridSearchCV``'s slices and
+joblib workers all share it within a process (each worker process has its own).
 
 The arrays handed out are read-only. :func:`set_budget` sizes the store (0 turns it off);
 a matrix whose spectrum alone exceeds the budget is decomposed and not kept.
