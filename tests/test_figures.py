@@ -53,7 +53,8 @@ def test_an_oracle_call_of_the_benchmark_is_one_point_with_its_free_certificate(
     problem = SVMProblem(K0, y, C=1.0, rho=1.0)
     points = [problem.project(np.full(30, 0.5)), problem.project(np.linspace(0, 1, 30))]
     call = load("oracle_benchmark").oracle_call(problem, points)
-    call(), call()
+    for _ in points:
+        call()
 
 
 @pytest.mark.slow
@@ -252,7 +253,7 @@ def test_model_selection_quick(tmp_path):
     assert parallel.ratio_min == pytest.approx(parallel.seconds_min / table.seconds_min["denoise, n_jobs=2"])  # one repeat
     assert table.seconds_min["fit: indefinite"] < table.seconds_min["indefinite"]  # one fit, a grid
     assert (table.seconds_min > 0).all()
-    assert (table.uncertified_fits == 0).all() and (tmp_path / "model_selection.csv").is_file()
+    assert (table.fits_short_of_tol == 0).all() and (tmp_path / "model_selection.csv").is_file()
 
 
 def test_warm_starts_quick(tmp_path):
