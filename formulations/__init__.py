@@ -1,25 +1,35 @@
 """cvxpy model factories for every convex model of the paper (a leaf package: numpy, scipy and
 cvxpy only; never imports indkernel).
 
+The models are composed: one entry per machine (:mod:`formulations.machines`: its dual variable,
+linear part, constraints and the map u) and one per penalty (:mod:`formulations.penalties`: its
+kernel term), and each model of the paper is built for any pair: :func:`maxmin_model`
+(``eq:kern_learn``), :func:`minmax_model` (``eq:kern_learn_hard``), :func:`dual_qp_model` (the
+machine on a fixed kernel), :func:`siqclp_model` (``eq:SIQCLP_master``) and
+:func:`projection_model` (the inner minimization as a weighted projection, ``th:kstar_pen``). The
+named factories (``maxmin_sdp``, ``svr_minmax_primal``, ...) are these models for common pairs.
+
 Each factory builds and never solves; it returns a :class:`Formulation` holding the
 ``cvxpy.Problem``, its variables by name and its parameters (C, ρ, ε, ν, H), so a grid re-solves
 the same model. ``available_solvers()`` says which conic solvers can solve here.
 """
 
+from . import machines, penalties
 from ._base import Formulation
 from .analytic_center import analytic_center
-from .dual_qp import dual_qp, one_class_dual_qp, svr_dual_qp
+from .dual_qp import dual_qp, dual_qp_model, one_class_dual_qp, svr_dual_qp
 from .machines import psd_factor
-from .maxmin import maxmin_sdp, one_class_maxmin_sdp, penalized_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
-from .minmax import minmax_primal, one_class_minmax_primal, penalized_minmax_primal, svr_minmax_primal
+from .maxmin import maxmin_model, maxmin_sdp, one_class_maxmin_sdp, penalized_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
+from .minmax import minmax_model, minmax_primal, one_class_minmax_primal, penalized_minmax_primal, svr_minmax_primal
 from .mod_svm import mod_svm_dual, mod_svm_primal
-from .siqclp import one_class_siqclp_master, penalized_siqclp_master, siqclp_master, svr_siqclp_master
-from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, available_solvers
-from .weighted_projection import weighted_projection
+from .siqclp import one_class_siqclp_master, penalized_siqclp_master, siqclp_master, siqclp_model, svr_siqclp_master
+from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, available_solvers, reference_solver
+from .weighted_projection import projection_model, weighted_projection
 
 __all__ = [
     "ACCURATE", "DEFAULT_SOLVER", "SECOND_OPINION", "Formulation", "analytic_center", "available_solvers",
-    "dual_qp", "maxmin_sdp", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
+    "dual_qp", "dual_qp_model", "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "penalties", "projection_model",
+    "reference_solver", "siqclp_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
     "one_class_minmax_primal", "one_class_siqclp_master", "penalized_maxmin_sdp", "penalized_minmax_primal",
     "penalized_siqclp_master", "perturb_maxmin", "psd_factor", "siqclp_master", "svr_dual_qp", "svr_maxmin_sdp",
     "svr_minmax_primal", "svr_siqclp_master", "weighted_projection",

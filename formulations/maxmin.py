@@ -3,35 +3,25 @@ counterparts)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import cvxpy as cp
-import numpy as np
 
-from . import machines
+from . import machines, penalties
 from ._base import Formulation
-from .machines import Machine, _square, _vector, penalty_weights, psd_factor
+from .machines import Machine, _square, _vector
+from .penalties import Penalty
 
 
-def _rho_parameter(rho) -> cp.Parameter:
-    return cp.Parameter(nonneg=True, name="rho", value=float(rho))
+def maxmin_model(machine: Machine, penalty: Penalty) -> Formulation:
+    """The max-min model of any (machine, penalty) pair (``eq:kern_learn`` and its counterparts):
+    maximize ``ℓ(α) + φ(u(α))`` over the machine's set, with the penalty's inner minimum ``φ``
+    (:meth:`formulations.penalties.Penalty.maxmin_term`: an SDP in ``P`` for the Frobenius and
+    componentwise penalties, a conic quartic for the Mercer one). Its optimum is ``p*``.
 
-
-def _sdp(machine: Machine, K0: np.ndarray, rho) -> Formulation:
-    """maximize ``ℓ(α) + ρ‖K0‖²_F - ρ‖P‖²_F`` over the machine's set and ``P ⪰ 0`` with
-    ``[[P - K0, u], [uᵀ, 4ρ]] ⪰ 0``, i.e. ``P ⪰ K0 + uuᵀ/(4ρ)`` (Schur complement); as
-    ``min{‖P‖_F : P ⪰ 0, P ⪰ X} = ‖X_+‖_F`` this is ``ℓ(α) + min_{K ⪰ 0} -½uᵀKu + ρ‖K - K0‖²_F``."""
-    n = K0.shape[0]
-    rho_param = _rho_parameter(rho)
-    P = cp.Variable((n, n), symmetric=True, name="P")
-    u = cp.reshape(machine.u, (n, 1), order="F")
-    schur = cp.bmat([[P - K0, u], [u.T, cp.reshape(4 * rho_param, (1, 1), order="F")]])
-    # ‖P‖²_F of vec(P): cp.sum_squares of the symmetric=True variable itself is wrong in cvxpy 1.4.0
-    # to 1.9.2 (which pip still resolves); the square of its norm is right but solved less
-    # accurately (SCS 2e-4 off p* = 0 at ρ = 1e5, where this form is 1e-6 off as before)
-    objective = cp.Maximize(machine.linear + rho_param * (np.sum(K0 * K0) - cp.sum_squares(cp.vec(P, order="F"))))
-    problem = cp.Problem(objective, machine.constraints + [P >> 0, schur >> 0])
-    return Formulation(problem, {"alpha": machine.alpha, "P": P}, {**machine.parameters, "rho": rho_param})
+    Variables ``alpha`` (and ``P`` for the semidefinite terms); the machine's and the penalty's parameters.
+    """
+    term = penalty.maxmin_term(machine.u)
+    problem = cp.Problem(cp.Maximize(machine.linear + term.expression), machine.constraints + term.constraints)
+    return Formulation(problem, {"alpha": machine.alpha, **term.variables}, {**machine.parameters, **term.parameters})
 
 
 def maxmin_sdp(K0, y, C, rho, loss: str = "hinge") -> Formulation:
@@ -52,7 +42,7 @@ def maxmin_sdp(K0, y, C, rho, loss: str = "hinge") -> Formulation:
     for the squared hinge), ``rho``.
     """
     K0 = _square(K0, "K0")
-    return _sdp(machines.binary(_vector(y, K0.shape[0], "y"), C, loss), K0, rho)
+    return maxmin_model(machines.binary(_vector(y, K0.shape[0], "y"), C, loss), penalties.Frobenius(K0, rho))
 
 
 def svr_maxmin_sdp(K0, y, C, rho, epsilon) -> Formulation:
@@ -61,7 +51,7 @@ def svr_maxmin_sdp(K0, y, C, rho, epsilon) -> Formulation:
     ``y`` are real targets. Variables ``alpha``, ``P``; parameters ``C``, ``epsilon``, ``rho``.
     """
     K0 = _square(K0, "K0")
-    return _sdp(machines.svr(_vector(y, K0.shape[0], "y"), C, epsilon), K0, rho)
+    return maxmin_model(machines.svr(_vector(y, K0.shape[0], "y"), C, epsilon), penalties.Frobenius(K0, rho))
 
 
 def one_class_maxmin_sdp(K0, nu, rho) -> Formulation:
@@ -70,7 +60,7 @@ def one_class_maxmin_sdp(K0, nu, rho) -> Formulation:
     Variables ``alpha``, ``P``; parameters ``nu``, ``rho``.
     """
     K0 = _square(K0, "K0")
-    return _sdp(machines.one_class(K0.shape[0], nu), K0, rho)
+    return maxmin_model(machines.one_class(K0.shape[0], nu), penalties.Frobenius(K0, rho))
 
 
 def perturb_maxmin(K0, y, C, rho, loss: str = "hinge") -> Formulation:
@@ -85,15 +75,7 @@ def perturb_maxmin(K0, y, C, rho, loss: str = "hinge") -> Formulation:
     ValueError if K0 is not PSD.
     """
     K0 = _square(K0, "K0")
-    L0 = psd_factor(K0, "K0")
-    machine = machines.binary(_vector(y, K0.shape[0], "y"), C, loss)
-    rho_param = _rho_parameter(rho)
-    t, w = cp.Variable(name="t"), cp.Variable(name="w")
-    quartic = [t >= cp.sum_squares(machine.u),
-               cp.SOC(16 * rho_param + w, cp.hstack([2 * t, 16 * rho_param - w]))]
-    objective = cp.Maximize(machine.linear - 0.5 * cp.sum_squares(L0.T @ machine.u) - w)
-    problem = cp.Problem(objective, machine.constraints + quartic)
-    return Formulation(problem, {"alpha": machine.alpha}, {**machine.parameters, "rho": rho_param})
+    return maxmin_model(machines.binary(_vector(y, K0.shape[0], "y"), C, loss), penalties.Mercer(K0, rho))
 
 
 def penalized_maxmin_sdp(K0, y, C, h, loss: str = "hinge") -> Formulation:
@@ -107,9 +89,4 @@ def penalized_maxmin_sdp(K0, y, C, h, loss: str = "hinge") -> Formulation:
     Variables ``alpha``, ``P``; parameter ``C`` (``D`` for ``loss="squared_hinge"``).
     """
     K0 = _square(K0, "K0")
-    n = K0.shape[0]
-    root = np.sqrt(penalty_weights(h, n))
-    machine = machines.binary(_vector(y, n, "y"), C, loss)
-    machine = dataclasses.replace(machine, d=machine.d / root)
-    model = _sdp(machine, K0 * np.outer(root, root), 1.0)
-    return Formulation(model.problem, model.variables, machine.parameters)
+    return maxmin_model(machines.binary(_vector(y, K0.shape[0], "y"), C, loss), penalties.Componentwise(K0, h))

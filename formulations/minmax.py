@@ -4,41 +4,49 @@
 from __future__ import annotations
 
 import cvxpy as cp
-import numpy as np
 
-from . import machines
+from . import machines, penalties
 from ._base import Formulation
 from .machines import Machine, _square, _vector
+from .penalties import Penalty
 
 
-def _primal(machine: Machine, K0: np.ndarray, rho=None, H=None) -> Formulation:
-    """minimize over ``K ⪰ 0`` and the multipliers of the inner QP (ν for the equality, ``m_hi``,
+def minmax_model(machine: Machine, penalty: Penalty) -> Formulation:
+    """The min-max model of any (machine, penalty) pair (``eq:kern_learn_hard``, made solvable by
+    dualizing the inner QP: ``eq:svm_dual`` / ``eq:kern_learn_dual``).
+
+    Minimize over ``K ⪰ 0`` and the multipliers of the inner QP (ν for the equality, ``m_hi``,
     ``m_lo >= 0`` for the bounds, ``|s| <= ε`` for the ℓ1 term):
-    ``½ (d∘z)ᵀK⁻¹(d∘z) + νb + hi_rhsᵀm_hi - lo_rhsᵀm_lo + penalty(K)`` with
-    ``z = c - s - νa - hi_coef∘m_hi + lo_coef∘m_lo``; ``matrix_frac`` carries ``xᵀK⁻¹x``. The
-    penalty is ``ρ‖K - K0‖²_F`` (ρ a parameter), or ``Σ H_ij (K_ij - K0_ij)²`` for a given H."""
-    n = K0.shape[0]
+    ``½ (d∘z)ᵀ(K + D)⁻¹(d∘z) + νb + hi_rhsᵀm_hi - lo_rhsᵀm_lo + penalty(K)`` with
+    ``z = c - s - νa - hi_coef∘m_hi + lo_coef∘m_lo`` and D the machine's curvature (the squared
+    hinge's ``diag(1/(2C))``: ``Σ D_iα_i² = (d∘α)ᵀD(d∘α)`` as ``d_i² = 1``); ``matrix_frac`` carries
+    ``xᵀ(K + D)⁻¹x``. The penalty is taken as written (:meth:`formulations.penalties.Penalty.kernel_term`),
+    so this model checks the max-min model's closed forms. The optimal ``K`` is the proxy kernel
+    ``K*``; the optimum equals the max-min model's (strong duality).
+
+    Variables ``K``, ``nu``, ``m_hi``, ``m_lo`` (and ``s`` for the SVR); the machine's and the
+    penalty's parameters.
+    """
+    n = penalty.K0.shape[0]
     K = cp.Variable((n, n), PSD=True, name="K")
-    if H is None:
-        rho_param = cp.Parameter(nonneg=True, name="rho", value=float(rho))
-        penalty, penalty_parameters = rho_param * cp.sum_squares(K - K0), {"rho": rho_param}
-    else:
-        penalty, penalty_parameters = cp.sum_squares(cp.multiply(np.sqrt(H), K - K0)), {}
     nu = cp.Variable(name="nu")
-    m_hi = cp.Variable(n, nonneg=True, name="m_hi")
     m_lo = cp.Variable(n, nonneg=True, name="m_lo")
-    variables = {"K": K, "nu": nu, "m_hi": m_hi, "m_lo": m_lo}
-    z = machine.c - nu * machine.a - cp.multiply(machine.hi_coef, m_hi) + cp.multiply(machine.lo_coef, m_lo)
+    variables = {"K": K, "nu": nu, "m_lo": m_lo}
+    z = machine.c - nu * machine.a + cp.multiply(machine.lo_coef, m_lo)
+    objective = nu * machine.b - cp.sum(cp.multiply(machine.lo_rhs, m_lo)) + penalty.kernel_term(K)
+    if machine.hi_coef is not None:
+        variables["m_hi"] = m_hi = cp.Variable(n, nonneg=True, name="m_hi")
+        z = z - cp.multiply(machine.hi_coef, m_hi)
+        objective = objective + cp.sum(cp.multiply(machine.hi_rhs, m_hi))
     constraints = []
     if machine.epsilon is not None:
         variables["s"] = s = cp.Variable(n, name="s")
         z = z - s
         constraints.append(cp.abs(s) <= machine.epsilon)
-    objective = (0.5 * cp.matrix_frac(cp.multiply(machine.d, z), K) + nu * machine.b
-                 + cp.sum(cp.multiply(machine.hi_rhs, m_hi)) - cp.sum(cp.multiply(machine.lo_rhs, m_lo))
-                 + penalty)
+    kernel = K if machine.curvature is None else K + cp.diag(machine.curvature)
+    objective = objective + 0.5 * cp.matrix_frac(cp.multiply(machine.d, z), kernel)
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    return Formulation(problem, variables, {**machine.parameters, **penalty_parameters})
+    return Formulation(problem, variables, {**machine.parameters, **penalty.parameters})
 
 
 def minmax_primal(K0, y, C, rho) -> Formulation:
@@ -51,7 +59,7 @@ def minmax_primal(K0, y, C, rho) -> Formulation:
     parameters ``C``, ``rho``. For a PSD ``K0`` this is also PerturbSVM's primal.
     """
     K0 = _square(K0, "K0")
-    return _primal(machines.svm(_vector(y, K0.shape[0], "y"), C), K0, rho)
+    return minmax_model(machines.svm(_vector(y, K0.shape[0], "y"), C), penalties.Frobenius(K0, rho))
 
 
 def svr_minmax_primal(K0, y, C, rho, epsilon) -> Formulation:
@@ -60,7 +68,7 @@ def svr_minmax_primal(K0, y, C, rho, epsilon) -> Formulation:
     Adds the variable ``s`` (``|s| <= ε``, the dual of the ℓ1 term); parameters ``C``, ``epsilon``, ``rho``.
     """
     K0 = _square(K0, "K0")
-    return _primal(machines.svr(_vector(y, K0.shape[0], "y"), C, epsilon), K0, rho)
+    return minmax_model(machines.svr(_vector(y, K0.shape[0], "y"), C, epsilon), penalties.Frobenius(K0, rho))
 
 
 def one_class_minmax_primal(K0, nu, rho) -> Formulation:
@@ -69,7 +77,7 @@ def one_class_minmax_primal(K0, nu, rho) -> Formulation:
     Here ``nu`` (the variable) is the multiplier of ``eᵀα = 1``; the parameter is ``nu`` too.
     """
     K0 = _square(K0, "K0")
-    return _primal(machines.one_class(K0.shape[0], nu), K0, rho)
+    return minmax_model(machines.one_class(K0.shape[0], nu), penalties.Frobenius(K0, rho))
 
 
 def penalized_minmax_primal(K0, y, C, H) -> Formulation:
@@ -79,7 +87,4 @@ def penalized_minmax_primal(K0, y, C, H) -> Formulation:
     closed form independently. Variables as :func:`minmax_primal`; parameter ``C``.
     """
     K0 = _square(K0, "K0")
-    H = _square(H, "H")
-    if H.shape != K0.shape or np.any(H < 0):
-        raise ValueError(f"H must be a nonnegative symmetric matrix of K0's shape {K0.shape}")
-    return _primal(machines.svm(_vector(y, K0.shape[0], "y"), C), K0, H=H)
+    return minmax_model(machines.svm(_vector(y, K0.shape[0], "y"), C), penalties.Weighted(K0, H))

@@ -21,6 +21,11 @@ ACCURATE = {
 CANDIDATES = ("CLARABEL", "SCS", "MOSEK")
 
 
+def reference_solver() -> str:
+    """The solver of reference solves: MOSEK where it is installed and licensed, else Clarabel."""
+    return "MOSEK" if "MOSEK" in available_solvers() else DEFAULT_SOLVER
+
+
 @cache
 def available_solvers() -> tuple[str, ...]:
     """The candidate solvers that solve a tiny SDP correctly here, probed once and cached.

@@ -27,3 +27,11 @@ def weighted_projection(B, H) -> Formulation:
     K = cp.Variable(B.shape, PSD=True, name="K")
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(H_param, cp.square(K - B)))))
     return Formulation(problem, {"K": K}, {"H": H_param})
+
+
+def projection_model(penalty, u) -> Formulation:
+    """The inner minimization ``min_{K ⪰ 0} -½uᵀKu + penalty(K)`` of any penalty at a fixed ``u``,
+    as the weighted projection of ``B = K0 + (uuᵀ)/(4H)`` (entrywise, ``H`` the penalty's
+    weights; :meth:`formulations.penalties.Penalty.inner_target`): its ``K`` is the proxy kernel
+    ``K*`` that ``eq:kstar`` and ``eq:kstar_pen`` give in closed form. Variable ``K``; parameter ``H``."""
+    return weighted_projection(penalty.inner_target(u), penalty.weights)

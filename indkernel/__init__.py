@@ -30,9 +30,10 @@ from .estimators import (
     PerturbSVC,
     SpectrumSVC,
 )
-from .solvers import METHODS, SolveError, SolveResult, compare, plot_comparison, solve
+from .solvers import METHODS, SolveError, SolveResult, Verification, VerificationWarning, compare, plot_comparison, solve, verify
 
 __all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
            "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "OneClassProblem", "PerturbSVC",
-           "PerturbSVMProblem", "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "SpectrumSVC", "compare", "plot_comparison", "solve"]
+           "PerturbSVMProblem", "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "SpectrumSVC", "Verification", "VerificationWarning", "compare",
+           "plot_comparison", "solve", "verify"]
 __version__ = "0.1.0"

@@ -47,12 +47,22 @@ class Penalty(ABC):
     def kernel_penalty(self, K: np.ndarray, K0: np.ndarray) -> float:
         """The penalty of a kernel K (a cut's offset in the exchange master ``eq:SIQCLP_master``)."""
 
+    def model(self, K0: np.ndarray):
+        """This penalty's entry in the cvxpy models (:mod:`formulations.penalties`) on the problem's
+        K0, composed with a machine's into each model of the paper (:mod:`indkernel.solvers.models`).
+        A penalty without one has no conic route (``NotImplementedError``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no cvxpy model: add its entry to formulations.penalties "
+                                  "and return it from its model() method")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rho={self.rho:g})"
 
 
 class Frobenius(Penalty):
     """``ρ‖K - K0‖²_F`` (``eq:kern_learn``); ρ > 0 or ``inf``."""
+
+    #: the class of :mod:`formulations.penalties` that models it
+    model_entry = "Frobenius"
 
     def __init__(self, rho):
         self.rho = check_rho(rho, "the penalty on ||K - K0||_F^2 (eq:kern_learn)")
@@ -62,6 +72,14 @@ class Frobenius(Penalty):
         if self.rho == np.inf:
             raise ValueError("rho=inf fixes the kernel at (K0)_+: a kernel's penalty is infinite unless it is that one")
         return float(self.rho * np.sum((K - K0) ** 2))
+
+    def model(self, K0):
+        import formulations
+
+        if self.rho == np.inf:
+            raise NotImplementedError("rho=inf fixes the kernel at (K0)_+: the conic models need a finite rho (the "
+                                      "kernel is their variable)")
+        return getattr(formulations.penalties, self.model_entry)(K0, self.rho)
 
 
 class Componentwise(Penalty):
@@ -92,6 +110,11 @@ class Componentwise(Penalty):
         """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""
         return float(np.sum(np.outer(self.h, self.h) * (K - K0) ** 2))
 
+    def model(self, K0):
+        import formulations
+
+        return formulations.penalties.Componentwise(K0, self.h)
+
 
 class Mercer(Frobenius):
     """``ρ‖K - K0‖²_F`` on a Mercer (PSD) K0: PerturbSVM (``eq:learn-mercer``), with the oracle
@@ -104,6 +127,8 @@ class Mercer(Frobenius):
     oracle : None, or the MercerProxy of another problem on the same K0 (the one-vs-rest problems
         of a multiclass fit share its check).
     """
+
+    model_entry = "Mercer"
 
     def __init__(self, rho, oracle: MercerProxy | None = None):
         super().__init__(rho)

@@ -1,11 +1,12 @@
 """The solvers: :func:`solve` and its registry (:mod:`indkernel.solvers.registry`), the run bookkeeping
 (:mod:`indkernel.solvers.tracking`) and one module per method (``alg:accpm``, the projected gradient
-and Newton methods, the exchange method, the direct SDP).
+and Newton methods, the exchange method, the direct SDP), and :func:`verify`, the certificate beside independent references.
 """
 
 from .registry import METHODS, ComparisonInterrupted, Method, compare, method_options, plot_comparison, solve
 from .result import SolveResult
 from .tracking import SolveError
+from .verification import Verification, VerificationWarning, verify
 
 __all__ = ["METHODS", "ComparisonInterrupted", "Method", "SolveError", "SolveResult", "compare", "method_options",
-           "plot_comparison", "solve"]
+           "Verification", "VerificationWarning", "plot_comparison", "solve", "verify"]

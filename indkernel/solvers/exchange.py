@@ -133,7 +133,7 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
             else:
                 run.fail("failed", f"the SIQCLP master failed: {exc}")
             return None
-        multipliers = np.array([np.ravel(c.dual_value)[0] for c in model.problem.constraints[3:]])
+        multipliers = np.array([np.ravel(c.dual_value)[0] for c in model.problem.constraints[-len(kernels):]])
         return t, problem.from_model(model.solution("alpha")), multipliers
 
     return solve_master

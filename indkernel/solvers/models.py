@@ -1,43 +1,18 @@
-"""The cvxpy models (:mod:`formulations`) of each problem type, for the methods that solve them: the
-direct SDP (``eq:kern_learn`` as its max-min model) and the exchange method's master
-(``eq:SIQCLP_master``). The problem types themselves import no cvxpy."""
+"""The cvxpy models (:mod:`formulations`) of each problem, composed from its machine's entry
+(:meth:`indkernel.core.machines.Machine.model`) and its penalty's
+(:meth:`indkernel.core.penalties.Penalty.model`): the max-min model (``eq:kern_learn``), solved by
+the direct SDP route and by ``indkernel.verify``; the min-max model (``eq:kern_learn_hard``); the
+machine's dual QP on a fixed kernel; the exchange method's master (``eq:SIQCLP_master``). Every
+(machine, penalty) pair of the toolkit has each of them; the problem types themselves import no cvxpy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import numpy as np
 
 import formulations
 
-from ..core.machines import EpsilonInsensitive, Hinge, OneClass, SquaredHinge
-from ..core.penalties import Componentwise, Frobenius, Mercer
 from ..core.problem import IndefiniteProblem
-
-#: The max-min model of each (machine, penalty) pair (a penalty without its own model uses its
-#: parent's: the Mercer penalty is the Frobenius one on a PSD K0).
-MAXMIN: dict[tuple[type, type], Callable] = {
-    (Hinge, Frobenius): lambda p: formulations.maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.rho),
-    (Hinge, Mercer): lambda p: formulations.perturb_maxmin(p.K0, p.machine.y, p.machine.C, p.rho),
-    (Hinge, Componentwise): lambda p: formulations.penalized_maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.penalty.h),
-    (EpsilonInsensitive, Frobenius): lambda p: formulations.svr_maxmin_sdp(
-        p.K0, p.machine.target, p.machine.C, p.rho, p.machine.epsilon),
-    (OneClass, Frobenius): lambda p: formulations.one_class_maxmin_sdp(p.K0, p.machine.nu, p.rho),
-    (SquaredHinge, Frobenius): lambda p: formulations.maxmin_sdp(p.K0, p.machine.y, p.machine.C, p.rho, "squared_hinge"),
-    (SquaredHinge, Mercer): lambda p: formulations.perturb_maxmin(p.K0, p.machine.y, p.machine.C, p.rho, "squared_hinge"),
-    (SquaredHinge, Componentwise): lambda p: formulations.penalized_maxmin_sdp(
-        p.K0, p.machine.y, p.machine.C, p.penalty.h, "squared_hinge"),
-}
-#: The exchange method's master of each pair.
-SIQCLP: dict[tuple[type, type], Callable] = {
-    (Hinge, Frobenius): lambda p, kernels, factors: formulations.siqclp_master(
-        p.K0, p.machine.y, p.machine.C, p.rho, kernels, factors),
-    (Hinge, Componentwise): lambda p, kernels, factors: formulations.penalized_siqclp_master(
-        p.K0, p.machine.y, p.machine.C, p.penalty.h, kernels, factors),
-    (EpsilonInsensitive, Frobenius): lambda p, kernels, factors: formulations.svr_siqclp_master(
-        p.K0, p.machine.target, p.machine.C, p.rho, p.machine.epsilon, kernels, factors),
-    (OneClass, Frobenius): lambda p, kernels, factors: formulations.one_class_siqclp_master(
-        p.K0, p.machine.nu, p.rho, kernels, factors),
-}
-
 
 #: The time-limit setting of each conic solver, so a solve ends with the run's time_limit.
 TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
@@ -51,35 +26,38 @@ def time_limit(solver: str, seconds: float | None) -> dict:
     return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}
 
 
-def _lookup(table: dict[tuple[type, type], Callable], problem: IndefiniteProblem) -> Callable | None:
-    machine = type(problem.machine)
-    for penalty in type(problem.penalty).__mro__:
-        if (machine, penalty) in table:
-            return table[machine, penalty]
+def _entries(problem: IndefiniteProblem):
+    """The problem's machine and penalty entries of :mod:`formulations`."""
+    return problem.machine.model(), problem.penalty.model(problem.K0)
+
+
+def model_refusal(problem: IndefiniteProblem, what: str = "conic") -> str | None:
+    """Why the problem has no ``what`` model (a machine or penalty without a :mod:`formulations`
+    entry, or ρ = ∞), or None."""
+    try:
+        _entries(problem)
+    except NotImplementedError as exc:
+        return f"the problem has no {what} model: {exc}; use 'newton', 'apg' or 'pg'"
     return None
 
 
-def model_refusal(problem: IndefiniteProblem, what: str) -> str | None:
-    """Why the problem has no ``what`` model (``"max-min"`` or ``"SIQCLP"``), or None."""
-    if _lookup(MAXMIN if what == "max-min" else SIQCLP, problem) is not None:
-        return None
-    return (f"the pair ({type(problem.machine).__name__}, {type(problem.penalty).__name__}) has no {what} model; "
-            f"register one in indkernel.solvers.models.{'MAXMIN' if what == 'max-min' else 'SIQCLP'}, or use 'newton', "
-            "'apg' or 'pg'")
-
-
-def _factory(table: dict[tuple[type, type], Callable], problem: IndefiniteProblem, what: str) -> Callable:
-    found = _lookup(table, problem)
-    if found is None:
-        raise TypeError(model_refusal(problem, what))
-    return found
-
-
 def maxmin_model(problem: IndefiniteProblem) -> formulations.Formulation:
-    """The problem's max-min model: its optimum is ``p*`` (``formulations.maxmin_sdp`` and its variants)."""
-    return _factory(MAXMIN, problem, "max-min")(problem)
+    """The problem's max-min model: its optimum is ``p*`` (:func:`formulations.maxmin_model`)."""
+    return formulations.maxmin_model(*_entries(problem))
+
+
+def minmax_model(problem: IndefiniteProblem) -> formulations.Formulation:
+    """The problem's min-max model: its optimum is ``p*`` and its ``K`` the proxy kernel
+    (:func:`formulations.minmax_model`)."""
+    return formulations.minmax_model(*_entries(problem))
+
+
+def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.Formulation:
+    """The problem's machine on the fixed PSD kernel K (:func:`formulations.dual_qp_model`): its
+    value plus ``problem.kernel_penalty(K)`` bounds ``p*`` from above."""
+    return formulations.dual_qp_model(problem.machine.model(), K)
 
 
 def siqclp_model(problem: IndefiniteProblem, kernels, factors=None) -> formulations.Formulation:
-    """The SIQCLP master with one cut per PSD kernel (``eq:SIQCLP_master``)."""
-    return _factory(SIQCLP, problem, "SIQCLP")(problem, kernels, factors)
+    """The SIQCLP master with one cut per PSD kernel (:func:`formulations.siqclp_model`)."""
+    return formulations.siqclp_model(*_entries(problem), kernels, factors)
