@@ -30,7 +30,17 @@ from .estimators import (
     PerturbSVC,
     SpectrumSVC,
 )
-from .solvers import METHODS, SolveError, SolveResult, Verification, VerificationWarning, compare, plot_comparison, solve, verify
+from .solvers import (
+    METHODS,
+    SolveError,
+    SolveResult,
+    Verification,
+    VerificationWarning,
+    compare,
+    plot_comparison,
+    solve,
+    verify,
+)
 
 __all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
            "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "OneClassProblem", "PerturbSVC",
