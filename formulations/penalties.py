@@ -67,8 +67,12 @@ class Penalty(ABC):
     """
 
     K0: np.ndarray
-    weights: np.ndarray
     parameters: dict
+
+    @property
+    @abstractmethod
+    def weights(self) -> np.ndarray:
+        """H with ``penalty(K) = Σ_ij H_ij (K - K0)²_ij``."""
 
     @abstractmethod
     def maxmin_term(self, u: cp.Expression) -> Term:
@@ -103,7 +107,7 @@ class Frobenius(Penalty):
 
     @property
     def weights(self):
-        return np.full(self.K0.shape, float(self.rho.value))
+        return np.full(self.K0.shape, float(np.asarray(self.rho.value)))
 
     def maxmin_term(self, u):
         term = _sdp_term(self.K0, u, self.rho)
@@ -127,10 +131,14 @@ class Weighted(Penalty):
 
     def __init__(self, K0, H):
         self.K0 = _square(K0, "K0")
-        self.weights = _square(H, "H")
-        if self.weights.shape != self.K0.shape or np.any(self.weights < 0):
+        self._weights = _square(H, "H")
+        if self._weights.shape != self.K0.shape or np.any(self._weights < 0):
             raise ValueError(f"H must be a nonnegative symmetric matrix of K0's shape {self.K0.shape}")
         self.parameters = {}
+
+    @property
+    def weights(self):
+        return self._weights
 
     def maxmin_term(self, u):
         raise NotImplementedError("the inner minimum has a closed form only for a rank-one H = hh^T: use "

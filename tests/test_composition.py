@@ -9,6 +9,7 @@ from problems import TIGHT_CLARABEL, random_indefinite
 
 from indkernel import IndefiniteProblem, OneClassProblem, SVMProblem, SVRProblem, solve
 from indkernel.core import Componentwise, EpsilonInsensitive, Frobenius, Hinge, Mercer, OneClass
+from indkernel.core.machines import Machine
 from indkernel.solvers.registry import refusal
 
 
@@ -96,14 +97,22 @@ def test_the_mercer_penalty_serves_every_machine(machine):
     assert a.lower <= b.upper + 1e-9 and b.lower <= a.upper + 1e-9
 
 
-def test_a_pair_without_a_conic_model_is_refused_before_any_work():
+class Unmodelled(OneClass):
+    """A machine of a user's, with no entry in ``formulations``."""
+
+    model = Machine.model
+
+
+def test_a_machine_without_a_conic_model_is_refused_before_any_work():
     n = 6
-    problem = IndefiniteProblem(random_kernel(n), OneClass(0.5, n), Componentwise(np.ones(n), n))
+    problem = IndefiniteProblem(random_kernel(n), Unmodelled(0.5, n), Componentwise(np.ones(n), n))
     reason = refusal(problem, "sdp")
-    assert reason is not None and "(OneClass, Componentwise) has no max-min model" in reason
-    with pytest.raises(ValueError, match="has no max-min model"):
+    assert reason is not None and "Unmodelled has no cvxpy model" in reason
+    with pytest.raises(ValueError, match="Unmodelled has no cvxpy model"):
         solve(problem, "sdp")
+    assert "no cvxpy model" in refusal(problem, "exchange")
     assert refusal(problem, "exchange", master="mkl") is None  # the MKL master needs only libsvm
+    assert refusal(IndefiniteProblem(random_kernel(n), OneClass(0.5, n), Componentwise(np.ones(n), n)), "sdp") is None
 
 
 def test_bad_parts_are_named():

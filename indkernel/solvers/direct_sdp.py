@@ -5,7 +5,7 @@ from __future__ import annotations
 import formulations
 
 from ..core.problem import IndefiniteProblem
-from .models import maxmin_model, time_limit
+from .models import maxmin_model, solve_quietly, time_limit
 from .tracking import Run
 
 #: Above this size the SDP route is refused: the model grows as n², the interior-point work as n⁶
@@ -30,6 +30,9 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
     second-opinion solver (``formulations.SECOND_OPINION``) solves it again and the run keeps the
     better bracket (``details["sdp_solver"]`` names the solver of the last certified α).
 
+    cvxpy's "Solution may be inaccurate" (the conic solver stopped short of its tolerances) is not
+    shown: the certificate at the solution's α decides the status, as for every method.
+
     One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
     reason = refusal(problem, max_n)
@@ -42,7 +45,7 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
                 break
             model = maxmin_model(problem)
             try:  # the conic solver gets the time left: its solve cannot be interrupted from outside
-                value = model.solve(solver=attempt, **{**formulations.ACCURATE.get(attempt, {}),
+                value = solve_quietly(model, solver=attempt, **{**formulations.ACCURATE.get(attempt, {}),
                                                        **time_limit(attempt, run.remaining)})
             except Exception as exc:  # a conic solver failure: the next solver, or the run's end
                 failures.append(f"the SDP solve failed with {attempt}: {exc}")

@@ -9,7 +9,7 @@ import formulations
 from .._validation import check_nonnegative_scalar, check_positive_scalar
 from ..core.problem import IndefiniteProblem
 from .mkl_master import MKLMaster
-from .models import siqclp_model, time_limit
+from .models import siqclp_model, solve_quietly, time_limit
 from .tracking import Run, _positive_int
 
 #: The exchange method's masters: ``"conic"`` the QCLP through cvxpy (the paper's route, with MOSEK
@@ -141,9 +141,9 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
 
 def _solve_master(model, solver: str, seconds: float | None) -> float:
     try:
-        return model.solve(solver=solver, **time_limit(solver, seconds))
+        return solve_quietly(model, solver=solver, **time_limit(solver, seconds))
     except Exception:
         if solver == formulations.SECOND_OPINION:
             raise
         second = formulations.SECOND_OPINION
-        return model.solve(solver=second, **formulations.ACCURATE[second], **time_limit(second, seconds))
+        return solve_quietly(model, solver=second, **formulations.ACCURATE[second], **time_limit(second, seconds))

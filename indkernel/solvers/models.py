@@ -8,6 +8,8 @@ machine's dual QP on a fixed kernel; the exchange method's master (``eq:SIQCLP_m
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import formulations
@@ -24,6 +26,15 @@ def time_limit(solver: str, seconds: float | None) -> dict:
     if seconds is None or solver not in TIME_LIMIT_SETTINGS:
         return {}
     return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}
+
+
+def solve_quietly(model: formulations.Formulation, **options) -> float:
+    """``model.solve(**options)`` without cvxpy's "Solution may be inaccurate" warning (the solver
+    stopped short of its tolerances, status "optimal_inaccurate"): wherever a model is solved here,
+    the certificate at its α (or the bracket built from its answer) decides, whatever its accuracy."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Solution may be inaccurate", UserWarning)
+        return model.solve(**options)
 
 
 def _entries(problem: IndefiniteProblem):
@@ -60,4 +71,5 @@ def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.For
 
 def siqclp_model(problem: IndefiniteProblem, kernels, factors=None) -> formulations.Formulation:
     """The SIQCLP master with one cut per PSD kernel (:func:`formulations.siqclp_model`)."""
-    return formulations.siqclp_model(*_entries(problem), kernels, factors)
+    machine, penalty = _entries(problem)
+    return formulations.siqclp_model(machine, penalty, kernels, factors)

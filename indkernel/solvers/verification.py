@@ -31,7 +31,7 @@ from .._validation import check_vector
 from ..core.certificate import Certificate
 from ..core.problem import IndefiniteProblem
 from ..core.proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF
-from .models import dual_qp_model, maxmin_model, minmax_model, model_refusal
+from .models import dual_qp_model, maxmin_model, minmax_model, model_refusal, solve_quietly
 from .result import SolveResult
 
 #: The references :func:`verify` knows.
@@ -85,8 +85,9 @@ class Verification:
 
     def _repr_html_(self) -> str:
         lower, upper = self.p_star
-        caption = html.escape(f"Verification: {'agree' if self.agree else 'DISAGREE'}, p* in [{lower:.12g}, {upper:.12g}]")
-        return self.table.to_html(index=False, float_format=lambda v: f"{v:.12g}", caption=caption)
+        caption = html.escape(f"Verification ({self.solver}): {'agree' if self.agree else 'DISAGREE'}, "
+                              f"p* in [{lower:.12g}, {upper:.12g}]")
+        return f"<p>{caption}</p>" + self.table.to_html(index=False, float_format=lambda v: f"{v:.12g}")
 
 
 def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, solver: str | None = None) -> Verification:
@@ -197,12 +198,10 @@ _REFERENCES = {"maxmin": _maxmin, "minmax": _minmax}
 
 
 def _solve(model: formulations.Formulation, options: dict, name: str) -> float:
-    with warnings.catch_warnings():  # "Solution may be inaccurate": the brackets hold whatever the accuracy
-        warnings.simplefilter("ignore", UserWarning)
-        try:
-            return model.solve(**options)
-        except RuntimeError as exc:
-            raise RuntimeError(f"the {name} reference failed with {options['solver']}: {exc}") from exc
+    try:
+        return solve_quietly(model, **options)
+    except RuntimeError as exc:
+        raise RuntimeError(f"the {name} reference failed with {options['solver']}: {exc}") from exc
 
 
 def _symmetric(K: np.ndarray) -> np.ndarray:
