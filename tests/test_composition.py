@@ -100,7 +100,7 @@ def test_the_mercer_penalty_serves_every_machine(machine):
 class Unmodelled(OneClass):
     """A machine of a user's, with no entry in ``formulations``."""
 
-    model = Machine.model
+    model_spec = Machine.model_spec
 
 
 def test_a_machine_without_a_conic_model_is_refused_before_any_work():

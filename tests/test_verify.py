@@ -13,7 +13,7 @@ from indkernel.core import Componentwise, EpsilonInsensitive, Frobenius, Hinge, 
 from indkernel.core.certificate import Certificate
 from indkernel.core.machines import SquaredHinge
 from indkernel.solvers import verification
-from indkernel.solvers.models import dual_qp_model, maxmin_model, minmax_model, siqclp_model
+from indkernel.solvers.models import dual_qp_model, maxmin_model, minmax_model, penalty_entry, siqclp_model
 
 MACHINES = ("hinge", "squared_hinge", "svr", "one-class")
 PENALTIES = ("frobenius", "mercer", "componentwise")
@@ -70,7 +70,7 @@ def test_the_inner_minimum_of_each_penalty_is_its_weighted_projection(penalty):
     projection) against the closed form ``K*`` of ``eq:kstar`` / ``eq:kstar_pen``."""
     problem = pair("hinge", penalty)
     alpha = problem.project(np.random.default_rng(1).uniform(0, 2, problem.n))
-    model = formulations.projection_model(problem.penalty.model(problem.K0), problem.dual_coef(alpha))
+    model = formulations.projection_model(penalty_entry(problem), problem.dual_coef(alpha))
     model.solve(**TIGHT_CLARABEL)
     K_star = problem.proxy_kernel(alpha)
     assert np.abs(model.solution("K") - K_star).max() <= 1e-6 * np.abs(K_star).max()

@@ -117,12 +117,13 @@ class Machine(ABC):
         """``(β, capped)``: β of libsvm's machine on the PSD kernel K at its stopping tolerance
         ``tol``, and whether it stopped at ``max_iter`` instead (-1: no cap)."""
 
-    def model(self):
-        """This machine's entry in the cvxpy models (:mod:`formulations.machines`), composed with a
-        penalty's into each model of the paper (:mod:`indkernel.solvers.models`). A machine
+    def model_spec(self) -> tuple[str, tuple]:
+        """``(name, arguments)``: this machine's entry in the cvxpy models, the factory
+        ``formulations.machines.<name>(*arguments)``, which :mod:`indkernel.solvers.models` composes
+        with a penalty's into each model of the paper (the core imports no cvxpy). A machine
         without one has no conic route (``NotImplementedError``)."""
         raise NotImplementedError(f"{type(self).__name__} has no cvxpy model: add its entry to formulations.machines "
-                                  "and return it from its model() method")
+                                  "and name it in its model_spec() method")
 
     def from_model(self, alpha: np.ndarray) -> np.ndarray:
         """The variables x (before projection onto A) of a ``formulations`` model's ``alpha``."""
@@ -225,10 +226,8 @@ class Hinge(Machine):
     def from_dual_coef(self, beta):
         return self.y * beta  # β = Yα
 
-    def model(self):
-        import formulations
-
-        return formulations.machines.svm(self.y, self.C)
+    def model_spec(self):
+        return "svm", (self.y, self.C)
 
 
 class SquaredHinge(Hinge):
@@ -254,10 +253,8 @@ class SquaredHinge(Hinge):
     def start(self):
         return self.feasible.project(self.C.copy())
 
-    def model(self):
-        import formulations
-
-        return formulations.machines.squared_hinge_svm(self.y, self.C)
+    def model_spec(self):
+        return "squared_hinge_svm", (self.y, self.C)
 
     def primal_loss(self, decision):
         return best_squared_hinge_intercept(decision, self.y, self.C)
@@ -339,10 +336,8 @@ class EpsilonInsensitive(Machine):
     def from_model(self, alpha):
         return np.concatenate([np.maximum(alpha, 0.0), np.maximum(-alpha, 0.0)])
 
-    def model(self):
-        import formulations
-
-        return formulations.machines.svr(self.target, self.C, self.epsilon)
+    def model_spec(self):
+        return "svr", (self.target, self.C, self.epsilon)
 
 
 class OneClass(Machine):
@@ -381,10 +376,8 @@ class OneClass(Machine):
         weights = np.full(self.n, self.bound)
         return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
 
-    def model(self):
-        import formulations
-
-        return formulations.machines.one_class(self.n, self.nu)
+    def model_spec(self):
+        return "one_class", (self.n, self.nu)
 
     def libsvm_beta(self, K, tol, max_iter):
         model = OneClassSVM(nu=self.nu, kernel="precomputed", tol=tol, max_iter=max_iter)

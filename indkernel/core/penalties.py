@@ -47,12 +47,13 @@ class Penalty(ABC):
     def kernel_penalty(self, K: np.ndarray, K0: np.ndarray) -> float:
         """The penalty of a kernel K (a cut's offset in the exchange master ``eq:SIQCLP_master``)."""
 
-    def model(self, K0: np.ndarray):
-        """This penalty's entry in the cvxpy models (:mod:`formulations.penalties`) on the problem's
-        K0, composed with a machine's into each model of the paper (:mod:`indkernel.solvers.models`).
-        A penalty without one has no conic route (``NotImplementedError``)."""
+    def model_spec(self, K0: np.ndarray) -> tuple[str, tuple]:
+        """``(name, arguments)``: this penalty's entry in the cvxpy models on the problem's K0, the
+        class ``formulations.penalties.<name>(*arguments)``, which :mod:`indkernel.solvers.models`
+        composes with a machine's into each model of the paper. A penalty without one has no conic
+        route (``NotImplementedError``)."""
         raise NotImplementedError(f"{type(self).__name__} has no cvxpy model: add its entry to formulations.penalties "
-                                  "and return it from its model() method")
+                                  "and name it in its model_spec() method")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rho={self.rho:g})"
@@ -73,13 +74,11 @@ class Frobenius(Penalty):
             raise ValueError("rho=inf fixes the kernel at (K0)_+: a kernel's penalty is infinite unless it is that one")
         return float(self.rho * np.sum((K - K0) ** 2))
 
-    def model(self, K0):
-        import formulations
-
+    def model_spec(self, K0):
         if self.rho == np.inf:
             raise NotImplementedError("rho=inf fixes the kernel at (K0)_+: the conic models need a finite rho (the "
                                       "kernel is their variable)")
-        return getattr(formulations.penalties, self.model_entry)(K0, self.rho)
+        return self.model_entry, (K0, self.rho)
 
 
 class Componentwise(Penalty):
@@ -110,10 +109,8 @@ class Componentwise(Penalty):
         """``Σ_jk h_jh_k (K - K0)²_jk`` (``eq:kern_learn_pen``)."""
         return float(np.sum(np.outer(self.h, self.h) * (K - K0) ** 2))
 
-    def model(self, K0):
-        import formulations
-
-        return formulations.penalties.Componentwise(K0, self.h)
+    def model_spec(self, K0):
+        return "Componentwise", (K0, self.h)
 
 
 class Mercer(Frobenius):

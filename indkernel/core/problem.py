@@ -57,9 +57,14 @@ class IndefiniteProblem:
 
     Examples
     --------
-    >>> from indkernel.core.machines import Hinge                     # doctest: +SKIP
-    >>> from indkernel.core.penalties import Frobenius                # doctest: +SKIP
-    >>> p = IndefiniteProblem(K0, Hinge(y, 10.0, None, len(y)), Frobenius(1.0))   # doctest: +SKIP
+    >>> from indkernel.core.machines import Hinge
+    >>> from indkernel.core.penalties import Frobenius
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((20, 20))
+    >>> y = np.where(np.arange(20) % 2, 1.0, -1.0)
+    >>> p = IndefiniteProblem((A + A.T) / 2, Hinge(y, 10.0, None, 20), Frobenius(1.0))
+    >>> p
+    IndefiniteProblem(n=20, Hinge(n=20, C=10, classes=[-1.0, 1.0]), Frobenius(rho=1), K0: spectrum not computed yet)
     """
 
     K0: np.ndarray

@@ -50,9 +50,14 @@ class SVMProblem(IndefiniteProblem):
 
     Examples
     --------
-    >>> p = SVMProblem(K0, y, C=10.0, rho=1.0)                 # doctest: +SKIP
-    >>> alpha = p.project(np.full(p.n, 5.0))                   # doctest: +SKIP
-    >>> p.objective(alpha), p.gradient(alpha), p.certify(alpha).gap   # doctest: +SKIP
+    >>> from indkernel.datasets import load_digits_pair
+    >>> from indkernel.kernels import simpson
+    >>> X, y = load_digits_pair(3, 5)
+    >>> p = SVMProblem(simpson(X[:40]), y[:40], C=10.0, rho=1.0)
+    >>> alpha = p.project(np.full(p.n, 5.0))
+    >>> f, g, c = p.objective(alpha), p.gradient(alpha), p.certify(alpha)
+    >>> bool(c.lower <= f <= c.upper), g.shape
+    (True, (40,))
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, *, class_weight=None, symmetrize: bool = False, loss: str = "hinge",

@@ -130,9 +130,13 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
 
     Examples
     --------
-    >>> from indkernel import IndefiniteSVC                         # doctest: +SKIP
-    >>> model = IndefiniteSVC(C=10, rho=1).fit(K_train, y_train)     # doctest: +SKIP
-    >>> model.gap_[0], model.score(K_test_train, y_test)            # doctest: +SKIP
+    >>> from indkernel import IndefiniteSVC
+    >>> from indkernel.datasets import load_digits_pair
+    >>> from indkernel.kernels import simpson
+    >>> X, y = load_digits_pair(3, 5)
+    >>> model = IndefiniteSVC(C=10, rho=1).fit(simpson(X[:200]), y[:200])
+    >>> str(model.status_[0]), round(model.score(simpson(X[200:], X[:200]), y[200:]), 2)
+    ('optimal', 0.98)
     """
 
     _one_problem = False

@@ -1,6 +1,6 @@
 """The cvxpy models (:mod:`formulations`) of each problem, composed from its machine's entry
-(:meth:`indkernel.core.machines.Machine.model`) and its penalty's
-(:meth:`indkernel.core.penalties.Penalty.model`): the max-min model (``eq:kern_learn``), solved by
+(:meth:`indkernel.core.machines.Machine.model_spec`) and its penalty's
+(:meth:`indkernel.core.penalties.Penalty.model_spec`): the max-min model (``eq:kern_learn``), solved by
 the direct SDP route and by ``indkernel.verify``; the min-max model (``eq:kern_learn_hard``); the
 machine's dual QP on a fixed kernel; the exchange method's master (``eq:SIQCLP_master``). Every
 (machine, penalty) pair of the toolkit has each of them; the problem types themselves import no cvxpy.
@@ -37,9 +37,23 @@ def solve_quietly(model: formulations.Formulation, **options) -> float:
         return model.solve(**options)
 
 
+def machine_entry(problem: IndefiniteProblem) -> formulations.machines.Machine:
+    """The problem's machine in :mod:`formulations.machines` (named by :meth:`Machine.model_spec
+    <indkernel.core.machines.Machine.model_spec>`)."""
+    name, arguments = problem.machine.model_spec()
+    return getattr(formulations.machines, name)(*arguments)
+
+
+def penalty_entry(problem: IndefiniteProblem) -> formulations.penalties.Penalty:
+    """The problem's penalty in :mod:`formulations.penalties` (named by :meth:`Penalty.model_spec
+    <indkernel.core.penalties.Penalty.model_spec>`)."""
+    name, arguments = problem.penalty.model_spec(problem.K0)
+    return getattr(formulations.penalties, name)(*arguments)
+
+
 def _entries(problem: IndefiniteProblem):
     """The problem's machine and penalty entries of :mod:`formulations`."""
-    return problem.machine.model(), problem.penalty.model(problem.K0)
+    return machine_entry(problem), penalty_entry(problem)
 
 
 def model_refusal(problem: IndefiniteProblem, what: str = "conic") -> str | None:
@@ -66,7 +80,7 @@ def minmax_model(problem: IndefiniteProblem) -> formulations.Formulation:
 def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.Formulation:
     """The problem's machine on the fixed PSD kernel K (:func:`formulations.dual_qp_model`): its
     value plus ``problem.kernel_penalty(K)`` bounds ``p*`` from above."""
-    return formulations.dual_qp_model(problem.machine.model(), K)
+    return formulations.dual_qp_model(machine_entry(problem), K)
 
 
 def siqclp_model(problem: IndefiniteProblem, kernels, factors=None) -> formulations.Formulation:

@@ -120,7 +120,8 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     label : str, optional
         A name of the problem (one binary problem of a multiclass fit, say): it names the progress
         bar and prefixes the ConvergenceWarning.
-    **options : passed to the method (see ``help(indkernel.solvers.registry.METHODS[name][0])``).
+    **options : passed to the method: ``indkernel.solvers.method_options(name)`` lists them,
+        ``help(indkernel.METHODS[name].function)`` explains them.
 
     Returns
     -------

@@ -127,6 +127,17 @@ def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, s
     ValueError
         For an unknown model or solver, a problem with no conic model (ρ = ∞), or an α outside A,
         before any solve.
+
+    Examples
+    --------
+    >>> from indkernel import SVMProblem, solve, verify
+    >>> from indkernel.datasets import load_digits_pair
+    >>> from indkernel.kernels import simpson
+    >>> X, y = load_digits_pair(3, 5)
+    >>> p = SVMProblem(simpson(X[:30]), y[:30], C=10.0, rho=1.0)
+    >>> check = verify(p, solve(p, "newton", tol=1e-8))
+    >>> check.agree, list(check.table.source)
+    (True, ['certificate', 'maxmin', 'minmax'])
     """
     models = tuple(models)
     unknown = [m for m in models if m not in MODELS]
