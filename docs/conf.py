@@ -4,13 +4,7 @@ the notebook (executed by myst-nb) and the figure scripts (sphinx-gallery, shown
     pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html
 """
 
-import shutil
-from pathlib import Path
-
 import indkernel
-
-# one copy of the notebook in the repository (figures/, where the tests run it); the site builds a copy
-shutil.copyfile(Path(__file__).parent.parent / "figures" / "verify_gaps.ipynb", Path(__file__).parent / "verify_gaps.ipynb")
 
 project = "indkernel"
 author = "the indkernel developers"

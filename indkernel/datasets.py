@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pooch
 from sklearn.datasets import load_digits, load_svmlight_file
 
 
@@ -80,6 +80,16 @@ class DataUnavailableError(FileNotFoundError):
     """A data file is neither in the data directory nor downloadable here."""
 
 
+def _pooch():
+    """pooch, imported on first use: it imports ``tqdm.auto``, which in a notebook without
+    ipywidgets warns "IProgress not found" (a warning about a widget nothing here shows: pooch's
+    download bar falls back to text)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "IProgress not found")
+        import pooch
+    return pooch
+
+
 def data_directory(data_dir=None) -> Path:
     """Where the paper's data sets live: ``data_dir``, else ``$INDKERNEL_DATA``, else the
     operating system's cache folder for indkernel (``~/.cache/indkernel`` on Linux)."""
@@ -87,7 +97,7 @@ def data_directory(data_dir=None) -> Path:
         return Path(data_dir)
     if os.environ.get("INDKERNEL_DATA"):
         return Path(os.environ["INDKERNEL_DATA"])
-    return Path(pooch.os_cache("indkernel"))
+    return Path(_pooch().os_cache("indkernel"))
 
 
 def sha256(path: Path) -> str:
@@ -137,6 +147,7 @@ def _download(source: Source, folder: Path, name: str, timeout: float) -> bytes:
     needs no conversion is kept as ``folder/name``, one that does in a temporary folder only."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        pooch = _pooch()
         fetcher = pooch.create(path=scratch if source.convert else folder, base_url="", registry=registry(),
                                urls={name: source.url}, retry_if_failed=DOWNLOAD_RETRIES)
         try:
