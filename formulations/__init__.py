@@ -27,10 +27,10 @@ from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, available_solvers
 from .weighted_projection import projection_model, weighted_projection
 
 __all__ = [
-    "ACCURATE", "DEFAULT_SOLVER", "SECOND_OPINION", "Formulation", "analytic_center", "available_solvers",
-    "dual_qp", "dual_qp_model", "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "penalties", "projection_model",
-    "reference_solver", "siqclp_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_class_dual_qp", "one_class_maxmin_sdp",
-    "one_class_minmax_primal", "one_class_siqclp_master", "penalized_maxmin_sdp", "penalized_minmax_primal",
-    "penalized_siqclp_master", "perturb_maxmin", "psd_factor", "siqclp_master", "svr_dual_qp", "svr_maxmin_sdp",
-    "svr_minmax_primal", "svr_siqclp_master", "weighted_projection",
+    "ACCURATE", "analytic_center", "available_solvers", "DEFAULT_SOLVER", "dual_qp", "dual_qp_model", "Formulation",
+    "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal",
+    "one_class_dual_qp", "one_class_maxmin_sdp", "one_class_minmax_primal", "one_class_siqclp_master",
+    "penalized_maxmin_sdp", "penalized_minmax_primal", "penalized_siqclp_master", "penalties", "perturb_maxmin",
+    "projection_model", "psd_factor", "reference_solver", "SECOND_OPINION", "siqclp_master", "siqclp_model",
+    "svr_dual_qp", "svr_maxmin_sdp", "svr_minmax_primal", "svr_siqclp_master", "weighted_projection",
 ]

@@ -189,6 +189,8 @@ def test_bad_requests_are_refused_before_any_solve(monkeypatch):
         verify(problem, solver="NOPE")
     with pytest.raises(ValueError, match="not in the feasible set"):
         verify(problem, np.full(problem.dim, 100.0))
+    with pytest.raises(ValueError, match="refused above n = 6 .*max_n="):
+        verify(problem, max_n=6)
     with pytest.raises(ValueError, match="no conic model.*finite rho"):
         verify(SVMProblem(problem.K0, problem.machine.y, C=1.0, rho=np.inf))
 

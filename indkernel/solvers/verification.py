@@ -31,6 +31,7 @@ from .._validation import check_vector
 from ..core.certificate import Certificate
 from ..core.problem import IndefiniteProblem
 from ..core.proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF
+from .direct_sdp import SDP_MAX_N
 from .models import dual_qp_model, maxmin_model, minmax_model, model_refusal, solve_quietly
 from .result import SolveResult
 
@@ -90,7 +91,8 @@ class Verification:
         return f"<p>{caption}</p>" + self.table.to_html(index=False, float_format=lambda v: f"{v:.12g}")
 
 
-def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, solver: str | None = None) -> Verification:
+def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, solver: str | None = None,
+           max_n: int = SDP_MAX_N) -> Verification:
     """Check a point's certificate against independent references, each a certified bracket on ``p*``.
 
     Parameters
@@ -115,6 +117,9 @@ def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, s
         about as tight, its lower bound looser (Clarabel's ``matrix_frac`` kernel is off by about
         1e-4, and f at the machine's α on it loses that much). The SDPs have n² variables: seconds
         at n = 40, minutes at n = 100.
+    max_n : int, default 100
+        Above this size the references are refused before any work (``models=()`` still
+        certifies the point); pass a larger one to insist.
 
     Returns
     -------
@@ -148,6 +153,10 @@ def verify(problem: IndefiniteProblem, alpha_or_result=None, *, models=MODELS, s
         raise ValueError(f"solver {solver!r} cannot solve here; the usable ones are {formulations.available_solvers()}")
     if models and (reason := model_refusal(problem)) is not None:
         raise ValueError(reason)
+    if models and problem.n > max_n:
+        raise ValueError(f"the references are refused above n = {max_n} (here n = {problem.n}): their conic models have "
+                         "n² variables and take minutes at n = 100; verify a subset, pass models=() to certify the "
+                         "point alone, or pass max_n= to insist")
     alpha = _point(problem, alpha_or_result)
     rows = []
     if alpha is not None:
