@@ -50,11 +50,13 @@ numpydoc_validation_exclude = {
     r"\.(ABC|abstractmethod)$",  # imported from abc by the machines and penalties
     # the machines' and penalties' implementations of their base class's methods (its docstring is shown)
     r"^indkernel\.core\.machines\.(Hinge|SquaredHinge|EpsilonInsensitive|OneClass)\.(u|u_adjoint|u_extent|linear|"
-    r"linear_gradient|primal_loss|loss_magnitude|libsvm_beta|from_dual_coef|start)$",
+    r"linear_gradient|primal_loss|loss_magnitude|libsvm_beta|from_dual_coef|start|model_spec)$",
     # the rules' implementations of TestRule's methods (its docstrings are shown)
     r"^indkernel\.estimators\.rules\.(Raw|Consistent|ConsistentFlip|ConsistentK0|Transductive)\.(coefficients|decide)$",
     r"\.tqdm$",  # tqdm's class, imported (indkernel._progress chooses which)
-    r"^indkernel\.core\.penalties\.(Frobenius|Componentwise|Mercer)\.(kernel|oracle)$",
+    r"^indkernel\.core\.penalties\.(Frobenius|Componentwise|Mercer)\.(kernel|oracle|model_spec)$",
+    # the formulations' penalties implement their base class's methods (its docstrings are shown)
+    r"^formulations\.penalties\.(Frobenius|Weighted|Componentwise|Mercer)\.(maxmin_term|kernel_term|weights)$",
 }
 
 sphinx_gallery_conf = {
