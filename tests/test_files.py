@@ -37,3 +37,21 @@ def test_no_module_writes_an_output_in_place():
     offenders = [f"{path.relative_to(root)}:{number}" for path in root.rglob("*.py") if path.name != "_files.py"
                  for number, line in enumerate(path.read_text().splitlines(), 1) if in_place.search(line)]
     assert offenders == []
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_files_are_written_with_the_permissions_open_gives(tmp_path, umask):
+    """A figure or table in a shared folder is readable as the umask allows (``mkstemp`` alone made
+    every file 0600)."""
+    import os
+    import stat
+
+    before = os.umask(umask)
+    try:
+        write_text(tmp_path / "table.md", "| a |\n")
+        with open(tmp_path / "by_open.md", "w") as file:
+            file.write("| a |\n")
+    finally:
+        os.umask(before)
+    written = stat.S_IMODE((tmp_path / "table.md").stat().st_mode)
+    assert written == stat.S_IMODE((tmp_path / "by_open.md").stat().st_mode) == 0o666 & ~umask

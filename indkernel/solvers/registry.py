@@ -170,15 +170,27 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
 @contextmanager
 def _interrupts_as_such() -> Iterator[None]:
     """Ctrl-C inside a compiled (numba) function comes out as a SystemError ("returned a result
-    with an exception set") caused by the KeyboardInterrupt: raise the interrupt itself, so that
-    ``except Exception`` cannot swallow it."""
+    with an exception set") caused by the KeyboardInterrupt, sometimes several SystemErrors deep
+    (one per compiled frame it crossed): raise the interrupt itself, so that ``except Exception``
+    cannot swallow it."""
     try:
         yield
     except SystemError as exc:
-        interrupt = exc.__cause__ or exc.__context__
-        if isinstance(interrupt, KeyboardInterrupt):
+        interrupt = _interrupt_behind(exc)
+        if interrupt is not None:
             raise interrupt from None
         raise
+
+
+def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt down ``exc``'s chain of causes, through SystemErrors only, or None."""
+    seen = set()
+    while isinstance(exc, SystemError) and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+    return None
 
 
 def method_options(method: str) -> set[str]:
