@@ -406,16 +406,12 @@ def test_ctrl_c_inside_compiled_code_is_a_keyboard_interrupt(monkeypatch, depth)
     from indkernel.core import proxy
 
     def interrupted(*args, **kwargs):
-        try:
-            raise KeyboardInterrupt
-        except KeyboardInterrupt as exc:
-            error: BaseException = exc
-            for _ in range(depth):
-                try:
-                    raise SystemError("<compiled function> returned a result with an exception set") from error
-                except SystemError as wrapped:
-                    error = wrapped
-            raise error
+        error: BaseException = KeyboardInterrupt()
+        for _ in range(depth):  # each compiled frame wraps what it caught
+            wrapped = SystemError("<compiled function> returned a result with an exception set")
+            wrapped.__cause__ = error
+            error = wrapped
+        raise error
 
     p = SVMProblem(random_kernel(8), labels(8))
     monkeypatch.setattr(proxy.RankOneProxy, "__call__", interrupted)
