@@ -185,11 +185,12 @@ def _interrupts_as_such() -> Iterator[None]:
 def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
     """The KeyboardInterrupt down ``exc``'s chain of causes, through SystemErrors only, or None."""
     seen = set()
-    while isinstance(exc, SystemError) and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-        if isinstance(exc, KeyboardInterrupt):
-            return exc
+    link: BaseException | None = exc
+    while isinstance(link, SystemError) and id(link) not in seen:
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+        if isinstance(link, KeyboardInterrupt):
+            return link
     return None
 
 
