@@ -316,6 +316,27 @@ def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_wor
         compare(problem, methods=("sdp",))
 
 
+def test_compare_keeps_the_finished_methods_when_one_ends_without_a_certified_point(monkeypatch):
+    """A method that raises SolveError (sdp at its time limit inside its first conic solve) gets a
+    row with its reason; the methods before and after it keep theirs."""
+    from indkernel.solvers import registry
+    from indkernel.solvers.tracking import SolveError
+
+    real = registry.solve
+
+    def sdp_without_a_point(problem, method, **kwargs):
+        if method == "sdp":
+            raise SolveError("sdp: stopped at time_limit=0.1 s inside the SDP solve, before any certified point")
+        return real(problem, method, **kwargs)
+
+    monkeypatch.setattr(registry, "solve", sdp_without_a_point)
+    K0, y = FACTORIES["random"](12, 9)
+    table = compare(SVMProblem(K0, y, C=2.0), methods=("apg", "sdp", "newton"), tol=1e-5)
+    assert list(table.method) == ["apg", "newton", "sdp"]
+    assert list(table.status) == ["optimal", "optimal", "failed"] and "before any certified point" in table.reason.iloc[2]
+    assert list(table.attrs["results"]) == ["apg", "newton"] and np.isnan(table.upper.iloc[2])
+
+
 def test_refined_checks_need_neither_libsvm_nor_the_kernel_matrix(monkeypatch):
     """No libsvm and no n×n proxy kernel inside apg's loop (its checks use the refined bound:
     products with K* in factored form), and the refinement pays (fewer iterations to 1e-9); only

@@ -24,7 +24,7 @@ from .models import model_refusal
 from .projected_gradient import projected_gradient
 from .projected_newton import projected_newton
 from .result import SolveResult
-from .tracking import Run, _positive_int, iteration_cap
+from .tracking import Run, SolveError, _positive_int, iteration_cap
 
 
 @dataclass(frozen=True)
@@ -218,8 +218,9 @@ def compare(problem: IndefiniteProblem, methods=COMPARED, *,
     status, reason: why a method stopped short of ``tol``; history: its certified gap by iteration
     and time as JSON, so a table written with ``to_csv`` and read back can still be plotted); a
     method refused on this problem
-    before any work (:func:`refusal`) gets the status "refused" and its reason, and the others
-    run. The full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
+    before any work (:func:`refusal`) gets the status "refused" and its reason, one that ends
+    before any certified point (:class:`SolveError`, e.g. its time limit inside its first conic
+    solve) the status "failed" and its reason, and the others run. The full results are in ``table.attrs["results"]`` for :func:`plot_comparison`.
 
     Raises
     ------
@@ -236,15 +237,20 @@ def compare(problem: IndefiniteProblem, methods=COMPARED, *,
     if len(refused) == len(methods):
         raise ValueError("every method is refused on this problem: " + "; ".join(refused.values()))
     results: dict[str, SolveResult] = {}
+    failed: dict[str, tuple[str, str]] = {}
     try:
         for method in methods:
             if method not in refused:
-                results[method] = solve(problem, method, time_limit=time_limit, **kwargs)
+                try:
+                    results[method] = solve(problem, method, time_limit=time_limit, **kwargs)
+                except SolveError as exc:  # no certified point (a time limit inside its first step): a row, not the end
+                    failed[method] = ("failed", str(exc))
     except KeyboardInterrupt as interrupt:
-        left = [m for m in methods if m not in results and m not in refused]
-        stopped = {left[0]: ("interrupted", "Ctrl-C"), **{m: ("not run", "Ctrl-C before it started") for m in left[1:]}}
+        left = [m for m in methods if m not in results and m not in refused and m not in failed]
+        stopped = {**failed, left[0]: ("interrupted", "Ctrl-C"),
+                   **{m: ("not run", "Ctrl-C before it started") for m in left[1:]}}
         raise ComparisonInterrupted(_comparison_table(results, refused, stopped)) from interrupt
-    return _comparison_table(results, refused, {})
+    return _comparison_table(results, refused, failed)
 
 
 class ComparisonInterrupted(KeyboardInterrupt):
