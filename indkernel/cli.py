@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import os
 import sys
+import tempfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -84,6 +85,9 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
                 y = np.load(labels) if labels.suffix == ".npy" else np.loadtxt(labels, dtype=str, ndmin=1)
         else:
             X, y = datasets.load_libsvm(path)
+    if len(y) != len(X):
+        source = "--labels" if args.labels is not None else f"DATA {name}"
+        raise ValueError(f"{source} has {len(y)} labels for the {len(X)} points of DATA {name}; give one label per point")
     parameters = {"tangent": dict(gamma=args.gamma), "gaussian": dict(gamma=args.gamma),
                   "sigmoid": dict(a=args.a, r=args.r)}.get(args.similarity, {})
     function = getattr(kernels, "tangent_distance" if args.similarity == "tangent" else args.similarity)
@@ -151,8 +155,9 @@ def _output_file(name: str | None, what: str, args, taken: dict[Path, str] | Non
         raise ValueError(f"{what} {path} is a directory; give a file name")
     if not path.parent.is_dir():
         raise ValueError(f"{what} {path}: the folder {path.parent} does not exist; create it first")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{what} {path} cannot be written (no permission); give a writable place")
+    if not _writable(path.parent) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{what} {path} cannot be written (no permission, or a read-only or special file "
+                         "system); give a writable place")
     inputs = {"DATA": getattr(args, "data", None), "--labels": getattr(args, "labels", None)}
     for option, given in inputs.items():
         if given is not None and Path(given).exists() and path.exists() and os.path.samefile(path, given):
@@ -180,9 +185,20 @@ def _output_folder(name: str, what: str, args=None, outputs=()) -> Path:
     if existing and not getattr(args, "force", False):
         raise ValueError(f"{what} {path} holds {', '.join(existing)}; pass --force to replace them, or give another "
                          f"{what}")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"{what} {path} cannot be written (no permission); give a writable folder")
+    if path.exists() and not _writable(path):
+        raise ValueError(f"{what} {path} cannot be written (no permission, or a read-only or special file system); "
+                         "give a writable folder")
     return path
+
+
+def _writable(folder: Path) -> bool:
+    """Whether a file can be created in ``folder``, by creating one and removing it: ``os.access``
+    says yes to root everywhere, also on /sys and read-only mounts, where the write fails after the work."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".indkernel-probe-"):
+            return True
+    except OSError:
+        return False
 
 
 def _problem(args):

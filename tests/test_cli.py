@@ -196,8 +196,14 @@ def test_bad_files_and_outputs_exit_2_before_any_work(argv, message, capsys, tmp
     (["solve", "good.npz", "--alpha-out", "hard-link-to-good"], "is the input file DATA"),
     (["solve", "good.npz", "--history-out", "mine.txt"], "--history-out mine.txt exists; pass --force"),
     (["compare", "good.npz", "--plot", "x.xyz"], "unknown format '.xyz'; give one of"),
-    pytest.param(["solve", "good.npz", "--alpha-out", "/proc/1/alpha.npy"], "cannot be written (no permission)",
+    pytest.param(["solve", "good.npz", "--alpha-out", "/proc/1/alpha.npy"], "cannot be written (no permission",
                  marks=pytest.mark.skipif(not os.path.isdir("/proc/1"), reason="needs Linux's /proc")),
+    # root may write anywhere by os.access, but not into sysfs: only a real write tells
+    pytest.param(["solve", "good.npz", "--alpha-out", "/sys/alpha.npy"], "cannot be written (no permission",
+                 marks=pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs Linux's /sys")),
+    pytest.param(["figures", "--out", "/sys/kernel"], "cannot be written (no permission",
+                 marks=pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs Linux's /sys")),
+    (["solve", "a.npy", "--labels", "three-labels.txt"], "--labels has 3 labels for the 4 points of DATA a.npy"),
 ])
 def test_outputs_that_would_destroy_data_or_fail_are_refused_before_any_work(argv, message, capsys, tmp_path,
                                                                               monkeypatch):
@@ -206,12 +212,18 @@ def test_outputs_that_would_destroy_data_or_fail_are_refused_before_any_work(arg
     monkeypatch.chdir(tmp_path)
     _files(tmp_path)
     (tmp_path / "labels.txt").write_text("1\n-1\n1\n-1\n")
+    (tmp_path / "three-labels.txt").write_text("1\n-1\n1\n")
     np.savez(tmp_path / "no-y.npz", K=np.eye(4))
     os.link(tmp_path / "good.npz", tmp_path / "hard-link-to-good")
     (tmp_path / "mine.txt").write_text("the user's notes")
     before = (tmp_path / "good.npz").read_bytes()
     monkeypatch.setattr(solve_module, "solve", lambda *a, **k: pytest.fail("the solve ran"))
     monkeypatch.setattr(solve_module, "compare", lambda *a, **k: pytest.fail("the comparison ran"))
+    from indkernel import kernels
+    from indkernel.reproduction import reproduce
+
+    monkeypatch.setattr(kernels, "simpson", lambda *a, **k: pytest.fail("the similarity was computed"))
+    monkeypatch.setattr(reproduce, "reproduce", lambda *a, **k: pytest.fail("the figures ran"))
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and "cannot be read" not in err
