@@ -159,6 +159,20 @@ def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monke
     assert "the simpson similarity of 365 points and its problem needs about" in capsys.readouterr().err
 
 
+def test_the_cross_validated_search_refuses_a_refit_that_will_not_fit_before_any_fold(monkeypatch):
+    """IndefiniteSVCCV's refit on all points is its largest fit: refused before the folds' work
+    (it used to fit folds for minutes and be refused at the refit)."""
+    import indkernel._validation as validation
+    from indkernel import IndefiniteSVCCV
+    from indkernel.estimators import path_cv
+
+    K, y = random_indefinite(200, 0)
+    monkeypatch.setattr(validation, "available_memory", lambda: 10**5)
+    monkeypatch.setattr(path_cv, "_path_scores", lambda *args, **kwargs: pytest.fail("a fold was fitted"))
+    with pytest.raises(MemoryError, match=r"IndefiniteSVCCV's refit on n=200 training points needs about"):
+        IndefiniteSVCCV(cv=2).fit(K, y)
+
+
 def test_a_container_limit_is_the_memory_available(tmp_path, monkeypatch):
     """Under a cgroup limit (v2's memory.max and memory.current, faked here) the room left under it
     is what a fit may use: a fit that needs more is refused before any work; v1's "no limit" (a

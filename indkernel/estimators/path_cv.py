@@ -32,6 +32,7 @@ from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_method_params, _check_sample_weight, check_is_fitted, validate_data
 
+from .._validation import check_memory
 from .indefinite import IndefiniteSVC
 
 
@@ -127,6 +128,8 @@ class IndefiniteSVCCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
+        # the refit on all of X is the largest fit: refuse now, not after the folds' minutes of work
+        check_memory(X.shape[0], f"{type(self).__name__}'s refit on n={X.shape[0]} training points")
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64)
         kept = np.unique(y if weights is None else y[weights > 0])
         if kept.size < 2:  # before any fold: every fit would fail
