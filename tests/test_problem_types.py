@@ -4,12 +4,15 @@ Each is checked against independent routes: its own cvxpy models (max-min and mi
 eigendecomposition, finite differences, brute-force intercepts, and every solver.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from problems import ALL_METHODS, TIGHT_CLARABEL, random_indefinite, random_psd
+from sklearn.exceptions import ConvergenceWarning
 
 import formulations
-from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVRProblem, solve
+from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem, solve
 from indkernel.core.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
 from indkernel.solvers.models import maxmin_model
 
@@ -133,6 +136,37 @@ def test_perturb_objective_is_the_quartic_penalty(rng):
 def test_perturb_refuses_an_indefinite_kernel():
     K0, y = random_indefinite(10, 7)
     with pytest.raises(ValueError, match="not positive semidefinite.*IndefiniteSVC"):
+        PerturbSVMProblem(K0, y)
+
+
+@pytest.mark.parametrize("rho", [1.0, 1e6, np.inf])
+def test_perturb_on_a_nearly_psd_kernel_brackets_the_optimum_of_the_kernel_given(rho):
+    """A K0 with one eigenvalue -9e-7·‖K0‖₂ (beyond round-off, within PerturbSVM's clip): it is
+    solved on (K0)_+, with a warning, and its bracket must hold p* of the K0 given, which the
+    indefinite route solves on K0 itself (the Mercer penalty is the Frobenius one on a PSD K0).
+    Before, the bracket was 1e-11 wide and excluded that p* by 2.5e-7 (ρ = 1) to 1.6e-6 (ρ = 1e6)."""
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.standard_normal((10, 10)))[0]
+    values = rng.uniform(0.5, 2.0, 10)
+    values[0] = -9e-7 * values.max()
+    K0 = (Q * values) @ Q.T
+    K0 = (K0 + K0.T) / 2
+    y = np.where(np.arange(10) % 2, 1.0, -1.0)
+    with pytest.warns(UserWarning, match="beyond round-off: PerturbSVM solves on .K0._\\+"):
+        perturb = PerturbSVMProblem(K0, y, C=10.0, rho=rho)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the clip's allowance can exceed tol: "roundoff"
+        clipped = solve(perturb, "newton", tol=1e-10)
+    reference = solve(SVMProblem(K0, y, C=10.0, rho=rho), "newton", tol=1e-10)
+    assert reference.status == "optimal"
+    assert clipped.lower <= reference.upper and reference.lower <= clipped.upper
+
+
+def test_a_psd_gram_matrix_is_not_warned_about():
+    """Round-off-level negative eigenvalues of a float64 Gram matrix are not a clip worth a warning."""
+    K0, y = random_psd(60, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         PerturbSVMProblem(K0, y)
 
 

@@ -146,7 +146,9 @@ def _infeasibility_allowance(problem, alpha: np.ndarray, gradient: np.ndarray) -
 
 def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_error: float) -> tuple[float, float, float]:
     """``(upper, allowance, offset)`` at the primal point v (the oracle's space) with the computed
-    ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``."""
+    ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``; the
+    allowance also holds what the penalty's change of K0 can add to ``p*`` (the Mercer penalty's
+    clip, :meth:`indkernel.core.penalties.Penalty.clipping_allowance`)."""
     gamma = ROUNDOFF_FACTOR * problem.dim * UNIT_ROUNDOFF
     max_scale = 1.0 if problem.penalty.scale is None else float(np.max(problem.penalty.scale))
     decision = Kv if problem.penalty.scale is None else problem.penalty.scale * Kv  # K*β in the original space
@@ -157,5 +159,6 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
     allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))
                           + loss_magnitude + abs(upper))
                  + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
-                 + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights)))
+                 + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights))
+                 + problem.penalty.clipping_allowance(float(point.u @ point.u)))
     return float(upper), float(allowance), float(offset)

@@ -47,6 +47,11 @@ class Penalty(ABC):
     def kernel_penalty(self, K: np.ndarray, K0: np.ndarray) -> float:
         """The penalty of a kernel K (a cut's offset in the exchange master ``eq:SIQCLP_master``)."""
 
+    def clipping_allowance(self, uu: float) -> float:
+        """What the penalty's change of the caller's K0 adds to an upper bound at a point with
+        ``‖u‖² = uu``, so that it bounds ``p*`` of the K0 given (0: the problem is solved on it)."""
+        return 0.0
+
     def model_spec(self, K0: np.ndarray) -> tuple[str, tuple]:
         """``(name, arguments)``: this penalty's entry in the cvxpy models on the problem's K0, the
         class ``formulations.penalties.<name>(*arguments)``, which :mod:`indkernel.solvers.models`
@@ -140,3 +145,8 @@ class Mercer(Frobenius):
 
     def oracle(self, K0, oracle):
         return self._shared
+
+    def clipping_allowance(self, uu):
+        """What clipping K0's small negative eigenvalues adds to an upper bound
+        (:meth:`indkernel.core.proxy.MercerProxy.clipping_allowance`)."""
+        return 0.0 if self._shared is None else self._shared.clipping_allowance(uu, self.rho)

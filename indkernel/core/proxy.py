@@ -14,6 +14,7 @@ fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchang
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from functools import cached_property
@@ -425,9 +426,20 @@ class MercerProxy:
 
     name = "mercer"
 
-    def __init__(self, K0: np.ndarray, norm: float):
+    def __init__(self, K0: np.ndarray, norm: float, clipped: tuple[float, float] = (0.0, 0.0)):
         self.K0, self.norm = K0, norm  # norm: ‖K0‖₂, known from the PSD check
         self.frobenius = float(np.linalg.norm(K0))
+        #: ``(‖N‖₂, ‖N‖_F)`` of the negative part N that :func:`psd_part` clipped from the caller's K0
+        self.clipped = clipped
+
+    def clipping_allowance(self, uu: float, rho: float) -> float:
+        """What clipping the caller's K0 to ``(K0)_+ = K0 + N`` adds to an upper bound at a point
+        with ``‖u‖² = uu``: the bound comes from the PSD kernel ``K = (K0)_+ + σuuᵀ``, and for the
+        caller's K0 its penalty is ``ρ‖K - K0‖²_F = ρ‖K - (K0)_+‖²_F + 2ρσ uᵀNu + ρ‖N‖²_F`` with
+        ``2ρσ = ½``, so ``p*(K0)`` is at most the clipped problem's bound plus
+        ``½‖N‖₂·uu + ρ‖N‖²_F``. At ρ = ∞ both problems are the machine on ``(K0)_+``: 0. 0 for a PSD K0."""
+        spectral, frobenius = self.clipped
+        return 0.0 if rho == np.inf else 0.5 * spectral * uu + rho * frobenius ** 2
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         sigma = 1.0 / (4.0 * rho)
@@ -441,27 +453,35 @@ class MercerProxy:
                           lambda: lambda v: self.K0 @ v + sigma * (uu * v + 2 * (u @ v) * u), np.array)
 
 
-#: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` count as round-off in a Mercer kernel (a Gram
-#: matrix computed in float32 has about 1e-8 relative).
+#: Negative eigenvalues down to ``-PSD_TOL·‖K0‖₂`` are taken for the noise of a Mercer kernel
+#: computed in low precision (a Gram matrix computed in float32 has about 1e-8 relative) and
+#: clipped; the certified upper bounds pay for the clip (:meth:`MercerProxy.clipping_allowance`).
 PSD_TOL = 1e-6
 
 
-def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(K, ‖K‖₂)`` with ``K = K0`` if it is PSD, ``(K0)_+`` if its negative eigenvalues are
-    round-off (above ``-PSD_TOL·‖K0‖₂``, so the certified bounds are exact for a matrix that close
-    to K0), else a ValueError pointing to the indefinite-kernel problem."""
+def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """``(K, ‖K‖₂, (‖N‖₂, ‖N‖_F))`` with ``K = K0`` if it is PSD, else ``K = (K0)_+ = K0 + N`` if
+    its negative eigenvalues are small (above ``-PSD_TOL·‖K0‖₂``), N the clipped negative part; a
+    ValueError pointing to the indefinite-kernel problem otherwise. A clip beyond the eigensolver's
+    round-off (``ROUNDOFF_FACTOR·n·u·‖K0‖₂``) is warned about: the problem is then solved on
+    ``(K0)_+``, and its certified upper bounds are widened so they hold for the K0 given."""
     values = scipy.linalg.eigvalsh(K0)
     lowest, norm = float(values[0]), float(np.abs(values).max())
     if lowest >= 0:
-        return K0, norm
+        return K0, norm, (0.0, 0.0)
     if lowest < -PSD_TOL * norm:
         raise ValueError(
             f"K0 is not positive semidefinite (smallest eigenvalue {lowest:.3g}, largest {values[-1]:.3g}); "
             "PerturbSVM (eq:learn-mercer) needs a Mercer kernel: use SVMProblem / IndefiniteSVC for indefinite K0"
         )
+    negative = values[values < 0]
+    if lowest < -ROUNDOFF_FACTOR * K0.shape[0] * UNIT_ROUNDOFF * norm:
+        warnings.warn(f"K0 has {negative.size} negative eigenvalue(s), the smallest {lowest:.3g} ({lowest / norm:.2g} of "
+                      "‖K0‖₂), beyond round-off: PerturbSVM solves on (K0)_+ and widens its certified upper bounds by "
+                      "what the clip can change; use SVMProblem / IndefiniteSVC to solve on K0 itself", stacklevel=3)
     d, V = scipy.linalg.eigh(K0)
     K = (V * np.maximum(d, 0.0)) @ V.T
-    return (K + K.T) / 2, norm
+    return (K + K.T) / 2, norm, (float(-lowest), float(np.linalg.norm(negative)))
 
 
 #: A proxy-kernel oracle: ``oracle(u, rho)`` is the point of ``K0 + uuᵀ/(4ρ)``.
