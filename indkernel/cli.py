@@ -303,6 +303,10 @@ def _tables(args) -> int:
     try:
         with joblib_backend(args.backend, scheduler=args.scheduler, n_workers=joblib.effective_n_jobs(args.n_jobs)):
             return _run_tables(args)
+    except KeyboardInterrupt:  # what finished, not a traceback (as figures and compare)
+        print(f"indkernel tables: interrupted (Ctrl-C); the splits that finished are kept in {args.out} as part files: "
+              "the same command resumes from them", file=sys.stderr)
+        return 130
     except Exception as error:
         # dask.distributed's KilledWorker (a task that kept killing its workers): only once it is imported
         if not isinstance(error, getattr(sys.modules.get("distributed"), "KilledWorker", ())):

@@ -311,6 +311,24 @@ def test_ctrl_c_in_compare_keeps_what_finished(capsys, monkeypatch):
     assert "interrupted" in captured.out and "not run" in captured.out and "Traceback" not in captured.err
 
 
+@pytest.mark.parametrize("flags, module, function", [
+    ([], "experiments", "write_tables"), (["--rules"], "rule_comparison", "run"),
+    (["--ablation"], "ablation", "write_ablation"), (["--multiclass"], "usps_multiclass", "write"),
+])
+def test_ctrl_c_in_tables_keeps_what_finished_and_exits_130(flags, module, function, capsys, tmp_path, monkeypatch):
+    """As ``figures`` and ``compare``: a sentence saying the finished splits resume, exit 130, no
+    traceback (it died of SIGINT)."""
+    import importlib
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib.import_module(f"indkernel.reproduction.{module}"), function, interrupted)
+    assert main(["tables", *flags, "--quick", "--out", str(tmp_path), "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted (Ctrl-C)" in err and "resumes" in err and "Traceback" not in err
+
+
 def test_figures_refuse_to_replace_their_files_before_any_work(tmp_path, capsys, monkeypatch):
     from indkernel.reproduction import reproduce
 

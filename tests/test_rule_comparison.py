@@ -1,6 +1,8 @@
 """The comparison of the rules for new points: its shared cross-validation against GridSearchCV
 per rule, its variants against their definitions, the resumable command."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -85,3 +87,23 @@ def test_rules_run_through_the_command_line_and_resume(tmp_path, capsys, monkeyp
     assert redone == [1] and not list(tmp_path.glob(".*.tmp"))
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "rules.csv").drop(columns="seconds"),
                                   table.drop(columns="seconds"))  # the same results, another run time
+
+
+def test_a_part_cut_short_between_or_within_rows_is_named_and_computed_again(tmp_path):
+    """A split file truncated mid-row (a run killed by an older version, a full disk) lacks the last
+    rules or has a row cut short: it is named and redone, not read (it failed with KeyError: 'denoise')."""
+    from indkernel.reproduction.parts import read_part
+
+    rules = (*rule_comparison.RULES, "denoise")
+    whole = pd.DataFrame(dict(dataset="digits-3-5-TD1", split=0, method="m", rule=list(rules),
+                              average=np.linspace(80, 90, len(rules)), seconds=1.5))
+    path = tmp_path / "digits-3-5-TD1-0.csv"
+    whole.to_csv(path, index=False)
+    holding = {"rule": rules}
+    pd.testing.assert_frame_equal(read_part(path, rule_comparison.PART_COLUMNS, holding=holding), whole)
+    text = path.read_text()
+    for cut, problem in ((text.rindex("\n", 0, len(text) - 1) + 1, "it has no row of rule denoise"),
+                         (len(text) - 6, "a row is cut short")):
+        path.write_text(text[:cut])
+        with pytest.warns(UserWarning, match=re.escape(f"the part file {path} is damaged ({problem})")):
+            assert read_part(path, rule_comparison.PART_COLUMNS, holding=holding) is None

@@ -141,7 +141,7 @@ def run(out, *, splits: int = 10, datasets=None, quick: bool = False, digits: bo
     names = every if datasets is None else experiments._known_names(datasets, every, "datasets")
     Cs, rhos = experiments._grids(quick)
     estimator = IndefiniteSVC(class_weight="authors", tol=experiments.FIT_TOL)
-    parts = {(name, seed): read_part(out / f"{name}-{seed}.csv", PART_COLUMNS)
+    parts = {(name, seed): read_part(out / f"{name}-{seed}.csv", PART_COLUMNS, holding={"rule": (*RULES, "denoise")})
              for seed in range(splits) for name in names}
     todo = [key for key, part in parts.items() if part is None]
     for name, seed in tqdm(todo, desc="test rules", disable=quiet):
