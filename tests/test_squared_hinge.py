@@ -182,3 +182,42 @@ def test_the_estimator_decides_as_the_dual_qp_at_the_psd_limit():
     assert np.max(np.abs(model.decision_function(K) - K @ beta - intercept)) <= 2 * np.linalg.norm(K, 2) * radius
     with pytest.raises(ValueError, match="loss"):
         IndefiniteSVC(loss="l2").fit(K, y)
+
+
+@pytest.mark.parametrize("method", ["newton", "apg", "pg"])
+def test_a_large_C_is_solved_not_declared_round_off_at_the_start(method):
+    """n = 40 digits, sigmoid kernel (entries below 1), C = 1e4, ρ = 1: the start used to be the
+    projection of C, where f = -1e18 and the round-off allowance exceeds the target, and every
+    method stopped there "roundoff" with the bracket [-1e18, 6e18]. Now the start is scaled along
+    its ray and round-off is blamed only once the iterates stall: each method certifies p* of the
+    max-min SDP (which barely moves from C = 100)."""
+    from indkernel.datasets import load_digits_pair
+    from indkernel.kernels import sigmoid
+
+    X, y = load_digits_pair(3, 5)
+    K0 = sigmoid(X[:40], a=0.01, r=-1)
+    y = np.where(y[:40] == 3, 1.0, -1.0)
+    problem = SVMProblem(K0, y, C=1e4, rho=1.0, loss="squared_hinge")
+    assert problem.objective(problem.initial_point()) > problem.objective(np.zeros(40))
+    result = solve(problem, method, tol=1e-6)
+    assert result.status == "optimal", result.stop_reason
+    optimum = p_star(formulations.maxmin_sdp(K0, y, 1e4, 1.0, "squared_hinge"))
+    assert result.lower - 1e-6 * abs(optimum) <= optimum <= result.upper + 1e-6 * abs(optimum)
+
+
+def test_the_scaled_start_maximizes_the_lower_model_along_its_ray():
+    """The start tx: t in (0, 1] maximizes ``a·t - b·t² - c·t⁴`` (checked on a grid of t), a lower
+    bound on f(tx) (checked at t and beside it)."""
+    problem, _ = problem_and_optimum("frobenius", n=10)
+    x = problem.machine.start()
+    start = problem.initial_point()
+    t = start[0] / x[0]
+    np.testing.assert_allclose(start, t * x, rtol=1e-12)
+    u = problem.oracle_u(x)
+    a, b = x.sum(), 0.5 * problem.machine.curvature @ (x * x) + 0.5 * u @ problem.K0 @ u
+    c = (u @ u) ** 2 / (16 * problem.rho)
+    grid = np.linspace(1e-4, 1.0, 10_001)
+    model = a * grid - b * grid ** 2 - c * grid ** 4
+    assert a * t - b * t ** 2 - c * t ** 4 >= model.max() - 1e-9 * abs(model.max())
+    for s in (t, 0.5 * t, min(1.0, 2 * t)):
+        assert problem.objective(s * x) >= a * s - b * s ** 2 - c * s ** 4 - 1e-9

@@ -359,8 +359,22 @@ class IndefiniteProblem:
 
     def initial_point(self) -> np.ndarray:
         """The machine's start: the projection of the box's midpoint onto ``A`` (``C/2`` for the
-        SVM, where the paper's code starts; C for the squared hinge, whose set is unbounded)."""
-        return self.machine.start()
+        SVM, where the paper's code starts). For the squared hinge, whose set is an unbounded cone,
+        the projection x of C scaled by the t in (0, 1] that maximizes a lower model of f along the
+        ray: ``f(tx) >= a·t - b·t² - c·t⁴`` with ``a = ℓ's linear part at x``, ``b = ½xᵀDx + ½uᵀK0u``
+        and ``c = ‖u‖⁴/(16ρ)`` (the negative-part form of f with ``ρ‖A_-‖² >= 0`` dropped), u = u(x):
+        at C = 1e4 the unscaled start has f = -1e18, and a round-off allowance of that size."""
+        x = self.machine.start()
+        if self.machine.curvature is None or self.rho == np.inf:
+            return x
+        u = self.oracle_u(x)
+        a = self.machine.linear(x)
+        b = 0.5 * float(self.machine.curvature @ (x * x)) + 0.5 * float(u @ (self._oracle_K0 @ u))
+        c = float(u @ u) ** 2 / (16 * self.rho)
+        roots = np.roots([4 * c, 0.0, 2 * b, -a])  # m'(t) = a - 2bt - 4ct³
+        candidates = [1.0] + [float(r.real) for r in roots if abs(r.imag) <= 1e-12 * abs(r) and 0 < r.real < 1]
+        t = max(candidates, key=lambda t: a * t - b * t * t - c * t ** 4)
+        return x * t
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),

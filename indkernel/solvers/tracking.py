@@ -22,7 +22,8 @@ from ..core.feasible_set import FeasibleSet
 from .result import HISTORY_COLUMNS, SolveResult
 
 #: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
-#: the run (status "roundoff"): the objective values a method compares are as noisy as that.
+#: the run (status "roundoff") once the iterates stall: the objective values a method compares are
+#: as noisy as that.
 ROUNDOFF_MULTIPLE = 4
 
 
@@ -188,6 +189,7 @@ class Run:
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
         again = self.alpha is not None and np.array_equal(alpha, self.alpha)
+        previous_lower, first = self.lower, not self._rows
         if certificate.lower > self.lower or again:
             # the same α certified again (a tighter bound) keeps the better of its two lower bounds:
             # the rank-one oracle's allowance is measured along a random probe, so it varies
@@ -203,7 +205,8 @@ class Run:
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
             self.status, self.reason = "optimal", f"certified {kind} gap {self.gap_measure:.2e} <= tol={self.tol:g}"
-        elif self.allowance >= self.target() and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance:
+        elif (self.allowance >= self.target() and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance
+              and self._stalled(first, self.lower - previous_lower)):
             self.status, self.reason = "roundoff", (
                 f"the certified {kind} gap {self.gap_measure:.2e} cannot reach tol={self.tol:g} in floating point: "
                 f"the gap {self.upper - self.lower:.3g} is within {ROUNDOFF_MULTIPLE} times the floating-point allowance "
@@ -211,6 +214,14 @@ class Run:
                 f"(scale of the objective {self.scale:.3g}); pass absolute=True with tol >= "
                 f"{self.upper - self.lower:.2g}, or rescale K0")
         return self.status is not None
+
+    def _stalled(self, first: bool, gain: float) -> bool:
+        """Whether round-off can be blamed for the gap: the last point gained no more than the
+        allowance over the best before it, or no iteration is left. Not at a run's first point
+        (unless it is its only one): far from the optimum the allowance grows with the objective's
+        size (the squared hinge's start at C = 1e4 has f = -1e18), and the iterations shrink both."""
+        no_more = self.max_iter is not None and self.iteration + 1 >= self.max_iter
+        return no_more or (not first and gain <= self.allowance)
 
     def finite(self, values, what: str) -> bool:
         """True if every value is finite; otherwise end the run (status ``"numerical_error"``)."""
