@@ -5,7 +5,7 @@ differences, the level-set bound), on an unbounded feasible set."""
 import cvxpy as cp
 import numpy as np
 import pytest
-from problems import TIGHT_CLARABEL, TIGHT_SCS, UNRESTRICTED, random_indefinite, random_psd
+from problems import TIGHT_CLARABEL, TIGHT_SCS, UNRESTRICTED, quick_and_slow, random_indefinite, random_psd
 from scipy.optimize import minimize_scalar
 
 import formulations
@@ -221,3 +221,30 @@ def test_the_scaled_start_maximizes_the_lower_model_along_its_ray():
     assert a * t - b * t ** 2 - c * t ** 4 >= model.max() - 1e-9 * abs(model.max())
     for s in (t, 0.5 * t, min(1.0, 2 * t)):
         assert problem.objective(s * x) >= a * s - b * s ** 2 - c * s ** 4 - 1e-9
+
+
+@pytest.mark.parametrize("seed", quick_and_slow(range(8), quick=(2,)))
+def test_the_papers_projected_gradient_stays_on_the_part_of_the_cone_that_holds_the_optimum(seed):
+    """n = 8, the kernel scaled by 100, C in {1, 0.1, 0.01}, ρ = 1: pg's step t/(k+1) threw its
+    iterates to 1e20 and beyond, where even their projection onto the cone missed A by more than
+    its round-off (``ValueError: alpha is not in the feasible set A``) or overflowed; 17 of these 24
+    problems failed (all three of seed 2). Projected onto A ∩ [0, reach] every one is certified,
+    at p* of the max-min SDP."""
+    K0, y = random_indefinite(8, seed)
+    for C_value in (1.0, 0.1, 0.01):
+        problem = SVMProblem(100 * K0, y, C=C_value, rho=1.0, loss="squared_hinge")
+        result = solve(problem, "pg", tol=1e-6)
+        assert result.status == "optimal", (C_value, result.stop_reason)
+        optimum = p_star(formulations.maxmin_sdp(100 * K0, y, C_value, 1.0, "squared_hinge"))
+        assert result.lower - 1e-6 * abs(optimum) <= optimum <= result.upper + 1e-6 * abs(optimum)
+    assert IndefiniteSVC(C=1.0, loss="squared_hinge", method="pg").fit(100 * K0, y).status_[0] == "optimal"
+
+
+def test_within_reach_is_the_projection_on_a_bounded_set():
+    K0, y = random_indefinite(12, 3)
+    bounded = SVMProblem(K0, y, C=2.0).feasible
+    x = np.random.default_rng(4).normal(0, 5, 12)
+    np.testing.assert_array_equal(bounded.project_within_reach(x), bounded.project(x))
+    cone = SVMProblem(K0, y, C=2.0, loss="squared_hinge").feasible
+    z = cone.project_within_reach(1e30 * np.abs(x))
+    assert np.all(z <= cone.reach) and cone.violation(z) <= 1e-12

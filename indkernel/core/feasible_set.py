@@ -79,6 +79,11 @@ class FeasibleSet:
             hi = np.where(np.isfinite(hi), hi, finite_end)
         return project_box_hyperplane(x, self.a, self.b, self.lo, hi)
 
+    def project_within_reach(self, x: np.ndarray) -> np.ndarray:
+        """The exact projection of x onto ``A ∩ [lo, reach]``, the part of A that holds every
+        maximizer (:attr:`reach`); :meth:`project` itself on a bounded set (there ``reach = hi``)."""
+        return project_box_hyperplane(x, self.a, self.b, self.lo, self.reach)
+
     def start(self) -> np.ndarray:
         """The projection of the middle of ``[lo, reach]`` onto A (``C/2`` for the SVM, where the
         paper's code starts)."""

@@ -12,7 +12,12 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
 
     As the authors' code: start at the projection of C/2 (``problem.initial_point()``) unless
     ``alpha0`` is given, step ``t/(k+1)`` with ``t = 5`` (their choice for the SVM; 10 for
-    PerturbSVM), certificate every ``check_every`` iterations.
+    PerturbSVM), certificate every ``check_every`` iterations. On an unbounded set (the squared
+    hinge's cone) the steps are projected onto its part that holds every maximizer
+    (:meth:`FeasibleSet.project_within_reach <indkernel.core.feasible_set.FeasibleSet.project_within_reach>`):
+    the step ``t/(k+1)`` with the full gradient otherwise throws the iterates to 1e20 and beyond
+    (a kernel scaled by 100), where even their projection is not feasible to round-off; on a
+    bounded set this is the projection onto A.
 
     Parameters
     ----------
@@ -34,5 +39,5 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
         if k % check_every == 0 and run.observe(alpha):
             return
         gradient = problem.gradient_at(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
-        alpha = problem.feasible.project(alpha + step / (k + 1) * gradient)
+        alpha = problem.feasible.project_within_reach(alpha + step / (k + 1) * gradient)
     run.observe(alpha)
