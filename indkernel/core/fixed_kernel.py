@@ -165,7 +165,7 @@ class _Search:
 
 def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, free_bound: float,
                        floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
-                       libsvm: bool = True) -> FixedKernelBound:
+                       libsvm: bool = True, stop=None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
     Newton–CG rounds, then (``libsvm=True``) libsvm at tightening tolerances, each of its points
     polished by Newton–CG rounds, until the bound is proven within ``TIGHTNESS`` of the natural
@@ -184,10 +184,14 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     max_rounds, cg_steps : int
         The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
         without libsvm.
+    stop : callable, optional
+        ``stop()`` True ends the search with the best bound so far (a run out of time).
     """
     search = _Search(problem, point, alpha, free_bound)
 
-    def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter)
+    def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter), or no time
+        if stop is not None and stop():
+            return True
         gap, gain = search.best - lower, search.gain
         if gap <= max(target, NOISE_MULTIPLE * floor):
             return True

@@ -13,6 +13,7 @@ siblings are thin constructors of common pairs.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
@@ -386,10 +387,12 @@ class IndefiniteProblem:
         return self.feasible.violation(check_vector(alpha, self.dim, "alpha"))
 
     # ----- the certificate --------------------------------------------------------------
-    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float) -> certificate.Certificate:
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float,
+                        stop: Callable[[], bool] | None = None) -> certificate.Certificate:
         """:meth:`certify` at a solver's own feasible iterate, unchecked, its bound solved no further
-        than ``target`` above ``f(α)`` (the gap that would end the run): the solvers' entry."""
-        return certificate.certify(self, alpha, bound=bound, target=target)
+        than ``target`` above ``f(α)`` (the gap that would end the run), nor once ``stop()`` says so
+        (a run's time limit): the solvers' entry."""
+        return certificate.certify(self, alpha, bound=bound, target=target, stop=stop)
 
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (the docs' mathematics page), valid in

@@ -76,7 +76,7 @@ class Certifiable(Protocol):
 
     def objective_at(self, alpha: np.ndarray) -> float: ...
 
-    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float) -> Certificate: ...
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float, stop=None) -> Certificate: ...
 
 
 class Run:
@@ -182,7 +182,8 @@ class Run:
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
-        return self.problem.certify_iterate(alpha, bound, target)
+        stop = None if self.time_limit is None else (lambda: self.out_of_time)
+        return self.problem.certify_iterate(alpha, bound, target, stop)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
         """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
@@ -332,12 +333,13 @@ class Run:
             self.status, self.reason = status, reason
 
     def result(self, warn: bool = True) -> SolveResult:
-        """The result. A run that did not converge with its checks' bound (and has time left) gets
+        """The result. A run that did not converge with its checks' bound (and has time left: the
+        tight bound's solve also ends with the time limit, with its best bound so far) gets
         the tight certificate at its best α (:meth:`IndefiniteProblem.certify`, ``bound="tight"``), which may
         end it "optimal" after all (a history row where it tightens the bracket); a
         ConvergenceWarning if still short (unless ``warn=False``: a caller with its own message)."""
-        if self.alpha is not None and not self._tight and self.status not in ("optimal", "numerical_error",
-                                                                              "time_limit"):
+        if self.alpha is not None and not self._tight and not self.out_of_time and \
+                self.status not in ("optimal", "numerical_error", "time_limit"):
             stop, upper = (self.status, self.reason), self.upper
             self.status = None  # the tight check decides anew; its bounds only add to the run's
             self._record(self._certify(self.alpha, "tight"), self.alpha, True)
