@@ -252,10 +252,10 @@ def _compare(args) -> int:
             table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
                             verbose=not args.quiet, **limit)
         except ComparisonInterrupted as interrupted:  # what finished, not a traceback
-            print(interrupted.table.drop(columns="history").to_string(index=False))
+            print(interrupted.table.shown().to_string(index=False))
             print("indkernel compare: interrupted (Ctrl-C); the table holds the methods that finished", file=sys.stderr)
             return 130
-    print(table.drop(columns="history").to_string(index=False))
+    print(table.shown().to_string(index=False))  # the bounds with the digits that show the gap
     if plot is not None:
         import matplotlib
 

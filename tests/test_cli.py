@@ -74,6 +74,8 @@ def test_compare_writes_a_table_and_a_plot(capsys, tmp_path):
     assert main(["compare", "--methods", "pg", "apg", "--tol", "1e-4", "--plot", str(plot), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "pg" in out and "apg" in out and plot.stat().st_size > 10_000
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert len(rows) == 2 and all(row[1] != row[2] for row in rows)  # lower and upper read apart
 
 
 def test_datasets_lists_the_files(capsys, tmp_path):

@@ -316,6 +316,32 @@ def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_wor
         compare(problem, methods=("sdp",))
 
 
+def test_a_comparison_table_shows_its_bounds_apart_and_keeps_its_history_out_of_sight():
+    """Its repr (text and HTML) has no history column (the JSON of every gap, kept on the table for
+    to_csv and the plot) and prints each bound with the digits that tell it from the other; the
+    sdp route's one point is drawn as a marker (a one-point line draws nothing)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from indkernel.solvers.registry import bound_digits
+
+    K0, y = FACTORIES["random"](12, 9)
+    table = compare(SVMProblem(K0, y, C=2.0), methods=("newton", "sdp"), tol=1e-9)
+    assert "history" in table.columns and "history" not in repr(table) and "history" not in table._repr_html_()
+    shown = table.shown()
+    assert (shown.lower != shown.upper).all()  # with 6 digits the bounds of a 1e-9 gap read the same
+    assert all(float(text) == pytest.approx(value, rel=1e-15) or abs(float(text) - value) < table.gap.max()
+               for text, value in zip(shown.upper, table.upper, strict=True))
+    assert bound_digits([8.0], [8.0 + 1e-8]) == 11 and bound_digits([np.nan], [np.nan]) == 6
+    assert bound_digits([1.0], [2.0]) == 6 and bound_digits([1.0], [1.0]) == 17
+    axes = plot_comparison(table)
+    sdp = [line for line in axes[0].get_lines() if line.get_label() == "sdp"][0]
+    assert len(sdp.get_xdata()) == 1 and sdp.get_marker() == "o"
+    plt.close("all")
+
+
 def test_compare_keeps_the_finished_methods_when_one_ends_without_a_certified_point(monkeypatch):
     """A method that raises SolveError (sdp at its time limit inside its first conic solve) gets a
     row with its reason; the methods before and after it keep theirs."""

@@ -3,10 +3,19 @@
 and Newton methods, the exchange method, the direct SDP), and :func:`verify`, the certificate beside independent references.
 """
 
-from .registry import METHODS, ComparisonInterrupted, Method, compare, method_options, plot_comparison, solve
+from .registry import (
+    METHODS,
+    ComparisonInterrupted,
+    ComparisonTable,
+    Method,
+    compare,
+    method_options,
+    plot_comparison,
+    solve,
+)
 from .result import SolveResult
 from .tracking import SolveError
 from .verification import Verification, VerificationWarning, verify
 
-__all__ = ["METHODS", "ComparisonInterrupted", "Method", "SolveError", "SolveResult", "compare", "method_options",
+__all__ = ["METHODS", "ComparisonInterrupted", "ComparisonTable", "Method", "SolveError", "SolveResult", "compare", "method_options",
            "Verification", "VerificationWarning", "plot_comparison", "solve", "verify"]

@@ -210,11 +210,12 @@ COMPARED = ("pg", "apg", "newton", "accpm")
 
 
 def compare(problem: IndefiniteProblem, methods=COMPARED, *,
-            time_limit: float | None = COMPARE_TIME_LIMIT, **kwargs) -> pd.DataFrame:
+            time_limit: float | None = COMPARE_TIME_LIMIT, **kwargs) -> ComparisonTable:
     """Run several methods on the same problem (keywords as for :func:`solve`), each for at most
     ``time_limit`` seconds (default ``COMPARE_TIME_LIMIT``; None: no limit).
 
-    Returns a DataFrame with one row per method (method, lower, upper, gap, iterations, seconds,
+    Returns a :class:`ComparisonTable` (a DataFrame whose repr hides the history and shows the bounds
+    with the digits that tell them apart) with one row per method (method, lower, upper, gap, iterations, seconds,
     status, reason: why a method stopped short of ``tol``; history: its certified gap by iteration
     and time as JSON, so a table written with ``to_csv`` and read back can still be plotted); a
     method refused on this problem
@@ -262,14 +263,52 @@ class ComparisonInterrupted(KeyboardInterrupt):
         self.table = table
 
 
-def _comparison_table(results: dict, refused: dict, stopped: dict) -> pd.DataFrame:
+class ComparisonTable(pd.DataFrame):
+    """The table of :func:`compare`: a DataFrame whose repr (text and HTML) leaves out the
+    ``history`` column (each method's gaps as JSON, kept for ``to_csv`` and :func:`plot_comparison`)
+    and prints the bounds with the digits that show each gap."""
+
+    @property
+    def _constructor(self):
+        return ComparisonTable
+
+    def shown(self) -> pd.DataFrame:
+        """The table as its repr shows it: no history, the bounds as text with enough digits."""
+        table = pd.DataFrame(self).drop(columns="history", errors="ignore")
+        if {"lower", "upper"} <= set(table.columns):
+            digits = bound_digits(table["lower"], table["upper"])
+            for column in ("lower", "upper"):
+                table[column] = [f"{value:.{digits}g}" for value in table[column]]
+        return table
+
+    def __repr__(self) -> str:
+        return repr(self.shown())
+
+    def _repr_html_(self) -> str:
+        return self.shown().to_html(index=False)
+
+
+def bound_digits(lower, upper) -> int:
+    """Significant digits that tell a lower bound from its upper bound in every row (6 at least, 17
+    at most): a gap of 1e-8 on bounds of about 8 needs 10."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    known = np.isfinite(lower) & np.isfinite(upper)
+    if not known.any():
+        return 6
+    size = np.maximum(np.abs(lower[known]), np.abs(upper[known]))
+    gap = np.maximum(upper[known] - lower[known], np.finfo(float).tiny)
+    needed = np.ceil(np.log10(np.maximum(size / gap, 1.0))) + 2
+    return int(np.clip(needed.max(), 6, 17))
+
+
+def _comparison_table(results: dict, refused: dict, stopped: dict) -> ComparisonTable:
     rows = [dict(method=m, lower=r.lower, upper=r.upper, gap=r.gap, iterations=r.iterations, seconds=r.seconds,
                  status=r.status, reason="" if r.status == "optimal" else r.stop_reason,
                  history=json.dumps({k: r.history[k].tolist() for k in PLOTTED})) for m, r in results.items()]
     not_solved = {**{m: ("refused", reason) for m, reason in refused.items()}, **stopped}
     rows += [dict(method=m, lower=np.nan, upper=np.nan, gap=np.nan, iterations=0, seconds=0.0, status=status,
                   reason=reason, history="") for m, (status, reason) in not_solved.items()]
-    table = pd.DataFrame(rows)
+    table = ComparisonTable(rows)
     table.attrs["results"] = results
     return table
 
@@ -346,8 +385,9 @@ def plot_comparison(results, ax=None):
         raise TypeError(f"ax must be None, a matplotlib Axes, a pair of Axes or a Figure; got {type(ax).__name__}")
     panels = list(zip(axes, ("iteration", "time"), ("iteration", "time (s)"), strict=False))
     for method, h in histories.items():
+        marker = "o" if len(h) == 1 else None  # a one-point history (the sdp route) is no line: a marker
         for a, x, _ in panels:
-            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method)
+            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method, marker=marker)
     for a, _, label in panels:
         a.set_xlabel(label)
         a.set_ylabel("certified gap")
