@@ -159,6 +159,33 @@ def test_every_method_ends_near_its_time_limit(method):
     assert result.lower <= result.upper
 
 
+def test_newton_on_a_badly_scaled_componentwise_problem_takes_newton_steps():
+    """5 points, K0 = -3.06·I, y = (1, -1, 1, 1, -1), h from 1.3e-6 to 6.3e-3, C = 402: the Hessian
+    shift was a fraction of the curvature over the whole box, 1e3 times the Hessian near the
+    optimum, so the Newton steps were gradient steps of 1e-8 (695 iterations, then apg); a fraction
+    of the local curvature keeps them Newton steps."""
+    p = ComponentwiseSVMProblem(-3.06 * np.eye(5), np.array([1, -1, 1, 1, -1.0]), C=402.0,
+                                h=np.array([2.6e-4, 3.4e-3, 6.3e-3, 4.0e-3, 1.3e-6]))
+    result = solve(p, "newton", tol=1e-6)
+    assert result.status == "optimal" and result.iterations <= 12 and "fallback" not in result.details
+    reference = maxmin_model(p).solve(**TIGHT_CLARABEL)
+    assert result.lower - 1e-7 <= reference <= result.upper + 1e-7
+
+
+def test_an_svr_at_a_large_C_starts_without_a_common_part():
+    """A 2-point SVR (K0 = -51.29·I, targets -118.56 and -26.62, C = 7.2e5, ρ = 128, ε = 0,
+    absolute tol 1e-4): it started at α⁺ = α⁻ = C/2, whose common part (flat in f at ε = 0) held
+    u = α⁺ - α⁻ only to 6e-11, so the certificate's loss C·|y - K*u - b| could not close below
+    5e-3: newton ran 10,000 iterations with its lower bound at the optimum, apg too. From
+    α⁺ = α⁻ = 0 (the same u) both certify the tolerance."""
+    p = SVRProblem(-51.29 * np.eye(2), np.array([-118.56, -26.62]), C=7.2e5, rho=128.0, epsilon=0.0)
+    assert np.array_equal(p.initial_point(), np.zeros(4))
+    newton = solve(p, "newton", tol=1e-4, absolute=True)
+    assert newton.status == "optimal" and newton.iterations <= 12
+    apg = solve(p, "apg", tol=1e-4, absolute=True)
+    assert apg.status == "optimal" and apg.lower <= newton.upper and newton.lower <= apg.upper
+
+
 @pytest.mark.parametrize("kind", ["svm", "componentwise"])
 def test_the_closing_tight_certificate_keeps_the_time_limit(kind):
     """n = 300, a sigmoid kernel, tol 1e-14 absolute, time_limit 0.2: the iterations end (round-off)

@@ -222,13 +222,14 @@ def test_convergence_and_timing_quick(tmp_path):
 
 
 @pytest.mark.slow  # the SDP references, four methods and the quick convergence figure (about a minute)
-def test_the_researchers_notebook_runs_from_the_public_api(tmp_path):
+def test_the_researchers_notebook_runs_from_the_public_api(tmp_path, monkeypatch):
     """docs/verify_gaps.ipynb executes top to bottom outside the repository (its cells assert the
     certified brackets: every certificate holds the references' p*, verify agrees, every method
     of the comparison is optimal), prints no warning, and shows its table and both figures."""
     import nbformat
     from nbclient import NotebookClient
 
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # as CI sets it: the notebook must still show its figures inline
     path = FIGURES.parent / "docs" / "verify_gaps.ipynb"
     notebook = nbformat.read(path, as_version=4)
     assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")  # stored clean

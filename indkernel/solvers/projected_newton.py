@@ -80,8 +80,11 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         Halvings of the Newton step before the search gives up and keeps the gradient projection
         point (a step that must shrink more is not worth its oracle calls), and doublings at most.
     shift : float, default 1e-8
-        The shift μ of ``(-∇²f + μI)δ = ∇f`` as a fraction of the curvature estimate: it keeps
-        conjugate gradients defined where the Hessian is singular and changes no useful step.
+        The shift μ of ``(-∇²f + μI)δ = ∇f`` as a fraction of the local curvature (along the last
+        step, the gradient projection step's L): it keeps conjugate gradients defined where the
+        Hessian is singular and changes no useful step. (A fraction of the curvature over the whole
+        box, as before, was 1e3 times the Hessian near the optimum of a badly scaled problem: the
+        Newton steps became gradient steps of 1e-8, 695 iterations where 10 do.)
     alpha0 : array, optional
         Starting point (projected onto A); default ``problem.initial_point()``.
     fallback : bool, default True
@@ -126,7 +129,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     gaps = [run.upper - run.lower]
     lo, hi = problem.feasible.lo, problem.feasible.hi
     curvature = problem.curvature_estimate()
-    L_floor, shift = curvature * 1e-12, shift * curvature
+    L_floor = curvature * 1e-12
     first_residual, previous = None, None
     radius = problem.feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
     f_x = problem.objective_at(x)
@@ -147,7 +150,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
         x_c, f_c, L = found
         # 2. the Newton direction on the face of x_c
         g_c = problem.gradient_at(x_c)
-        direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift, radius,
+        direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift * L, radius,
                                                 cg_steps, first_residual)
         first_residual = first_residual or residual
         # 3. the projected search along p_A(x_c + tδ)
