@@ -57,6 +57,17 @@ def test_an_oracle_call_of_the_benchmark_is_one_point_with_its_free_certificate(
         call()
 
 
+@pytest.mark.slow  # a benchmark script's smoke run (3 s)
+def test_newton_stress_quick(tmp_path, capsys):
+    """The stress family's benchmark on a few small problems of every pair: a row per run, its
+    iterations and status, and the distribution printed."""
+    table = load("newton_stress").main(quick=True, out=tmp_path / "newton_stress.csv")
+    assert set(zip(table.machine, table.penalty)) == {(m, p) for m in ("hinge", "squared_hinge", "svr", "one-class")
+                                                      for p in ("frobenius", "mercer", "componentwise")}
+    assert (table.iterations >= 0).all() and (tmp_path / "newton_stress.csv").is_file()
+    assert "all " in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)
