@@ -62,7 +62,7 @@ def test_newton_stress_quick(tmp_path, capsys):
     """The stress family's benchmark on a few small problems of every pair: a row per run, its
     iterations and status, and the distribution printed."""
     table = load("newton_stress").main(quick=True, out=tmp_path / "newton_stress.csv")
-    assert set(zip(table.machine, table.penalty)) == {(m, p) for m in ("hinge", "squared_hinge", "svr", "one-class")
+    assert set(zip(table.machine, table.penalty, strict=True)) == {(m, p) for m in ("hinge", "squared_hinge", "svr", "one-class")
                                                       for p in ("frobenius", "mercer", "componentwise")}
     assert (table.iterations >= 0).all() and (tmp_path / "newton_stress.csv").is_file()
     assert "all " in capsys.readouterr().out
