@@ -160,6 +160,11 @@ def test_perturb_on_a_nearly_psd_kernel_brackets_the_optimum_of_the_kernel_given
     reference = solve(SVMProblem(K0, y, C=10.0, rho=rho), "newton", tol=1e-10)
     assert reference.status == "optimal"
     assert clipped.lower <= reference.upper and reference.lower <= clipped.upper
+    if rho == 1.0:  # verify's references are built on (K0)_+ too: their brackets must hold the same p*
+        from indkernel import verify
+
+        check = verify(perturb, clipped)
+        assert check.agree and check.p_star[0] <= reference.upper and reference.lower <= check.p_star[1]
 
 
 def test_a_psd_gram_matrix_is_not_warned_about():

@@ -52,6 +52,10 @@ class Penalty(ABC):
         ``‖u‖² = uu``, so that it bounds ``p*`` of the K0 given (0: the problem is solved on it)."""
         return 0.0
 
+    def kernel_clipping_allowance(self, K: np.ndarray) -> float:
+        """The same for an upper bound from any PSD kernel K (``indkernel.verify``'s references)."""
+        return 0.0
+
     def model_spec(self, K0: np.ndarray) -> tuple[str, tuple]:
         """``(name, arguments)``: this penalty's entry in the cvxpy models on the problem's K0, the
         class ``formulations.penalties.<name>(*arguments)``, which :mod:`indkernel.solvers.models`
@@ -150,3 +154,12 @@ class Mercer(Frobenius):
         """What clipping K0's small negative eigenvalues adds to an upper bound
         (:meth:`indkernel.core.proxy.MercerProxy.clipping_allowance`)."""
         return 0.0 if self._shared is None else self._shared.clipping_allowance(uu, self.rho)
+
+    def kernel_clipping_allowance(self, K: np.ndarray) -> float:
+        """What clipping adds to an upper bound from any PSD kernel K: its penalty for the K0 given,
+        ``ρ‖K - (K0)_+ + N‖²_F``, exceeds the one for ``(K0)_+`` by at most
+        ``2ρ‖K - (K0)_+‖_F‖N‖_F + ρ‖N‖²_F`` (0 for a PSD K0, and at ρ = ∞)."""
+        if self._shared is None or self.rho == np.inf:
+            return 0.0
+        norm = self._shared.clipped[1]
+        return 0.0 if norm == 0 else float(self.rho * norm * (2 * np.linalg.norm(K - self._shared.K0) + norm))

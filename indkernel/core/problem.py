@@ -360,7 +360,8 @@ class IndefiniteProblem:
 
     def initial_point(self) -> np.ndarray:
         """The machine's start: the projection of the box's midpoint onto ``A`` (``C/2`` for the
-        SVM, where the paper's code starts). For the squared hinge, whose set is an unbounded cone,
+        SVM, where the paper's code starts; ``α⁺ = α⁻ = 0`` for the SVR, the same u with no common
+        part, :meth:`EpsilonInsensitive.start <indkernel.core.machines.EpsilonInsensitive.start>`). For the squared hinge, whose set is an unbounded cone,
         the projection x of C scaled by the t in (0, 1] that maximizes a lower model of f along the
         ray: ``f(tx) >= a·t - b·t² - c·t⁴`` with ``a = ℓ's linear part at x``, ``b = ½xᵀDx + ½uᵀK0u``
         and ``c = ‖u‖⁴/(16ρ)`` (the negative-part form of f with ``ρ‖A_-‖² >= 0`` dropped), u = u(x):

@@ -284,5 +284,6 @@ def kernel_upper_bound(problem: IndefiniteProblem, K, options: dict) -> tuple[fl
     upper = quadratic + loss + penalty
     allowance = (gamma * (0.5 * float(np.abs(beta) @ np.abs(decision)) + magnitude + abs(upper))
                  + 0.5 * float(np.abs(beta) @ decision_error) + float(weights @ decision_error)
-                 + ROUNDOFF_FACTOR * n * n * UNIT_ROUNDOFF * penalty)
+                 + ROUNDOFF_FACTOR * n * n * UNIT_ROUNDOFF * penalty
+                 + problem.penalty.kernel_clipping_allowance(K))  # PerturbSVM's clip of K0 to (K0)_+
     return float(upper + allowance), alpha
