@@ -138,8 +138,9 @@ def test_mod_svm_dual_gradient_and_hessian_by_finite_differences():
 def test_the_active_set_start_finds_the_pieces_of_the_optimum():
     """Where the positive set of α repeats, libsvm's λ satisfies the dual's optimality to libsvm's
     accuracy: projected Newton starts from it within 1e-3 of the optimum (from C/2: a gap of a
-    million times the objective) and needs no more iterations. (Newton closes even C/2's gap in about
-    8 iterations here, so the counts can tie.)"""
+    million times the objective), its objective already the optimum's to 1e-9. (Newton closes even
+    C/2's gap in about 7 iterations here, and from a start at the optimum its count is that of the
+    free bound closing, 7 or 8 by the Hessian shift: the counts are not what tells the starts apart.)"""
     from indkernel.solvers.projected_newton import projected_newton
     from indkernel.solvers.tracking import Run
 
@@ -153,7 +154,8 @@ def test_the_active_set_start_finds_the_pieces_of_the_optimum():
         assert runs[name].status == "optimal"
     first = {name: run.history.gap.iloc[0] / run.scale for name, run in runs.items()}
     assert first["active set"] < 1e-3 and first["C/2"] > 1e3
-    assert runs["active set"].iterations <= runs["C/2"].iterations
+    p_star = runs["C/2"].lower
+    assert abs(runs["active set"].history.lower.iloc[0] - p_star) <= 1e-9 * runs["C/2"].scale
     assert abs(runs["active set"].lower - runs["C/2"].lower) <= 1e-8 * runs["C/2"].scale * 2
 
 
