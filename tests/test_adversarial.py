@@ -186,33 +186,44 @@ def test_an_svr_at_a_large_C_starts_without_a_common_part():
     assert apg.status == "optimal" and apg.lower <= newton.upper and newton.lower <= apg.upper
 
 
-@pytest.mark.parametrize("kind", ["svm", "componentwise"])
-def test_the_closing_tight_certificate_keeps_the_time_limit(kind):
-    """n = 300, a sigmoid kernel, tol 1e-14 absolute, time_limit 0.2: the iterations end (round-off)
-    within the limit, and the tight certificate that closes a run, and the tight checks inside it,
-    used to go on for seconds (4.2 s for the componentwise problem, 2.5 s for the SVM): they
-    stop with the best bound found once the time is up, a valid bound (1 s of slack for a loaded
-    machine)."""
-    import time
-
-    from indkernel import ComponentwiseSVMProblem
+def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
+    """n = 300, tol 1e-14 absolute, time_limit 0.2: the iterations end (round-off) within the limit,
+    and the tight certificate that closes a run used to go on for seconds (2.5 s here, 4.2 s in the
+    issue's componentwise case). Once the time is up, the closing certificate is not computed, and a
+    tight bound's solve inside the run stops at its next step with the best bound found (one libsvm
+    solve or Newton–CG round at most past the limit; a valid bound: it holds p*)."""
+    from indkernel.core import fixed_kernel
     from indkernel.kernels import sigmoid
+    from indkernel.solvers.tracking import Run
 
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((300, 10)), np.where(rng.random(300) < 0.5, 1.0, -1.0)
-    K = sigmoid(X, a=0.05, r=-1)
-    p = (SVMProblem(K, y, C=1.0) if kind == "svm"
-         else ComponentwiseSVMProblem(K, y, C=1.0, h=rng.uniform(0.1, 1.0, 300)))
-    warm = SVMProblem(K[:20, :20], y[:20])  # numba's compilations, if this process has not done them:
-    solve(warm, "newton")
-    warm.certify(warm.initial_point(), bound="tight")  # the tight bound's too (1.3 s in a fresh process)
-    start = time.perf_counter()
+    p = SVMProblem(sigmoid(X, a=0.05, r=-1), y, C=1.0)
+    reference = solve(p, "newton", tol=1e-6)
+    alpha = reference.alpha
+    # a tight bound told to stop solves nothing more: the free bound, no libsvm call
+    monkeypatch.setattr(p.machine, "libsvm_beta", lambda *a, **k: pytest.fail("libsvm ran after the stop"))
+    stopped = p.certify_iterate(alpha, "tight", 0.0, stop=lambda: True)
+    free = p.certify(alpha, bound="free")
+    assert stopped.upper == free.upper and stopped.lower == free.lower
+    assert stopped.lower <= reference.upper and reference.lower <= stopped.upper
+    monkeypatch.undo()
+    # a run out of time closes without the tight certificate
+    calls = []
+    real = fixed_kernel.fixed_kernel_bound
+    monkeypatch.setattr("indkernel.core.certificate.fixed_kernel_bound",
+                        lambda *a, **k: calls.append(k.get("stop")) or real(*a, **k))
+    run = Run(p, "newton", tol=1e-14, absolute=True, time_limit=1e-9, bound="free")
+    run.observe(alpha)
+    run.fail("max_iter", "stopped at max_iter")  # a stop after which a run in time would close with the tight bound
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = solve(p, "newton", tol=1e-14, absolute=True, time_limit=0.2)
-    assert time.perf_counter() - start < 1.2 and result.lower <= result.upper
-    reference = solve(p, "newton", tol=1e-6)  # the bracket stopped early still holds p*
-    assert result.lower <= reference.upper and reference.lower <= result.upper
+        result = run.result()
+    assert calls == [] and result.lower <= reference.upper and reference.lower <= result.upper
+    # and with time left, the tight checks get the run's stop
+    run = Run(p, "newton", tol=1e-14, absolute=True, time_limit=60.0, bound="tight")
+    run.observe(alpha)
+    assert calls and callable(calls[-1]) and calls[-1]() is False
 
 
 def test_the_sdp_route_ends_near_its_time_limit():
