@@ -318,7 +318,7 @@ class EpsilonInsensitive(Machine):
         """``α⁺ = α⁻ = 0``: the u of the box's middle (``α⁺ = α⁻ = C/2``, u = 0) with no common part
         (``min(α⁺_i, α⁻_i) = 0``, as at the optimum). A common part leaves u alone but costs its
         digits: at C = 7.2e5 the split variables near 3.6e5 hold u = α⁺ - α⁻ only to 6e-11, and
-        with ε = 0 the loss C·|y - K*u - b| of the certificate then cannot close below 5e-3."""
+        with ε = 0 the loss ``C·|y - K*u - b|`` of the certificate then cannot close below 5e-3."""
         return np.zeros(self.dim)
 
     def linear(self, x):

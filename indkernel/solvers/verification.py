@@ -188,10 +188,10 @@ def _point(problem: IndefiniteProblem, alpha_or_result) -> np.ndarray | None:
 
 
 #: ``(lower, upper, scale, reported)`` of a source.
-Bracket = tuple[float, float, float, float]
+_Bracket = tuple[float, float, float, float]
 
 
-def _row(source: str, bracket: Bracket, solver: str, started: float) -> dict:
+def _row(source: str, bracket: _Bracket, solver: str, started: float) -> dict:
     lower, upper, scale, reported = bracket
     width = upper - lower
     return dict(source=source, lower=lower, upper=upper, width=width,
@@ -204,7 +204,7 @@ def _reference_row(name: str, problem: IndefiniteProblem, reference: IndefiniteP
     """The reference ``name``'s row: its bracket from ``solver``; where that solver ends short of its
     tolerances ("optimal_inaccurate"), also from the second opinion (``formulations.SECOND_OPINION``),
     keeping the narrower bracket (both are certified)."""
-    best: tuple[Bracket, str] | None = None
+    best: tuple[_Bracket, str] | None = None
     for attempt in dict.fromkeys((solver, formulations.SECOND_OPINION)):
         if attempt not in formulations.available_solvers():
             continue
@@ -218,7 +218,7 @@ def _reference_row(name: str, problem: IndefiniteProblem, reference: IndefiniteP
     return _row(name, *best, started)
 
 
-def _maxmin(problem: IndefiniteProblem, reference: IndefiniteProblem, options: dict) -> tuple[Bracket, bool]:
+def _maxmin(problem: IndefiniteProblem, reference: IndefiniteProblem, options: dict) -> tuple[_Bracket, bool]:
     """The max-min model's bracket: ``f`` at its α (projected onto A), the machine on ``K*(α)``;
     and whether the solver reached its tolerances."""
     model = maxmin_model(problem)
@@ -229,7 +229,7 @@ def _maxmin(problem: IndefiniteProblem, reference: IndefiniteProblem, options: d
     return (lower.lower, upper, lower.scale, reported), model.problem.status == "optimal"
 
 
-def _minmax(problem: IndefiniteProblem, reference: IndefiniteProblem, options: dict) -> tuple[Bracket, bool]:
+def _minmax(problem: IndefiniteProblem, reference: IndefiniteProblem, options: dict) -> tuple[_Bracket, bool]:
     """The min-max model's bracket: the machine on its K (onto the PSD cone), ``f`` at the machine's
     α there; and whether the solver reached its tolerances."""
     model = minmax_model(problem)
