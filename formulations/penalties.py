@@ -41,7 +41,7 @@ class Term:
     parameters: dict
 
 
-def _sdp_term(K0: np.ndarray, u: cp.Expression, rho) -> Term:
+def _sdp_term(K0: np.ndarray, u: cp.Expression, rho, parameters: dict) -> Term:
     """``ρ‖K0‖²_F - ρ‖P‖²_F`` over ``P ⪰ 0`` with ``[[P - K0, u], [uᵀ, 4ρ]] ⪰ 0``, i.e.
     ``P ⪰ K0 + uuᵀ/(4ρ)`` (Schur complement); as ``min{‖P‖_F : P ⪰ 0, P ⪰ X} = ‖X_+‖_F`` this is
     ``φ(u)`` of ``eq:kern_learn_eig``, and P at the optimum is the proxy kernel ``K*`` (``eq:kstar``)."""
@@ -53,7 +53,7 @@ def _sdp_term(K0: np.ndarray, u: cp.Expression, rho) -> Term:
     # to 1.9.2 (which pip still resolves); the square of its norm is right but solved less
     # accurately (SCS 2e-4 off p* = 0 at ρ = 1e5, where this form is 1e-6 off as before)
     expression = rho * (np.sum(K0 * K0) - cp.sum_squares(cp.vec(P, order="F")))
-    return Term(expression, [P >> 0, schur >> 0], {"P": P}, {})
+    return Term(expression, [P >> 0, schur >> 0], {"P": P}, parameters)
 
 
 class Penalty(ABC):
@@ -110,8 +110,7 @@ class Frobenius(Penalty):
         return np.full(self.K0.shape, float(np.asarray(self.rho.value)))
 
     def maxmin_term(self, u):
-        term = _sdp_term(self.K0, u, self.rho)
-        return Term(term.expression, term.constraints, term.variables, self.parameters)
+        return _sdp_term(self.K0, u, self.rho, self.parameters)
 
     def kernel_term(self, K):
         if isinstance(K, cp.Expression):
@@ -171,7 +170,7 @@ class Componentwise(Weighted):
 
     def maxmin_term(self, u):
         root = np.sqrt(self.h)
-        return _sdp_term(self.K0 * np.outer(root, root), cp.multiply(1 / root, u), 1.0)
+        return _sdp_term(self.K0 * np.outer(root, root), cp.multiply(1 / root, u), 1.0, {})
 
 
 class Mercer(Frobenius):
