@@ -54,22 +54,27 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
     if K.shape[0] < 2:
         raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {K.shape}")
     check_finite(K, name)
-    difference = K - K.T
-    asymmetry = float(np.max(np.abs(difference, out=difference)))
-    del difference
-    largest = max(float(K.max()), -float(K.min()))
-    if asymmetry > SYMMETRY_TOL * largest:  # relative at every scale
-        if not symmetrize:
-            raise ValueError(
-                f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
-                f"{largest:.3g}); symmetrize it first, ({name} + {name}.T) / 2 (the problem "
-                "classes also take symmetrize=True)"
-            )
+    asymmetry = check_symmetric(K, name, None if symmetrize else f"symmetrize it first, ({name} + {name}.T) / 2 (the "
+                                "problem classes also take symmetrize=True)")
     if asymmetry == 0.0 and not K.flags.writeable:
         return K
     symmetric = K + K.T
     symmetric *= 0.5  # exactly symmetric, whatever round-off the caller's matrix had
     return symmetric
+
+
+def check_symmetric(K: np.ndarray, name: str, advice: str | None) -> float:
+    """The largest ``|K - Kᵀ|`` of the square float array K; a ValueError naming ``name`` and
+    giving ``advice`` when it exceeds ``SYMMETRY_TOL`` relative to the largest entry (none when
+    ``advice`` is None: the caller symmetrizes)."""
+    difference = K - K.T
+    asymmetry = float(np.max(np.abs(difference, out=difference)))
+    del difference
+    largest = max(float(K.max()), -float(K.min()))
+    if advice is not None and asymmetry > SYMMETRY_TOL * largest:  # relative at every scale
+        raise ValueError(f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
+                         f"{largest:.3g}); {advice}")
+    return asymmetry
 
 
 #: Largest ``n·max|K0|`` (so squared eigenvalues stay finite) and largest term of the objective

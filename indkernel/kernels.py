@@ -4,10 +4,13 @@ Each takes ``X`` (n, p) and an optional ``Y`` (m, p) and returns the (n, m) simi
 (``Y = X`` by default: the training matrix); pass the test points as ``X`` and the training points
 as ``Y`` for the test×train block an estimator predicts with. The Simpson score, the tangent
 distance similarity and the sigmoid are indefinite in general; the linear and Gaussian kernels
-are Mercer kernels (for PerturbSVM, ``eq:learn-mercer``).
+are Mercer kernels (for PerturbSVM, ``eq:learn-mercer``). :func:`by_name` gives the kernels an
+estimator takes by name (``kernel="rbf"``, …, as scikit-learn's ``SVC``).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import scipy.ndimage
@@ -96,6 +99,36 @@ def sigmoid(X, Y=None, *, a: float = 1.0, r: float = 0.0) -> np.ndarray:
         raise TypeError(f"r must be a finite real number (the offset of tanh(a<x, y> + r)); got {r!r}")
     A, B = _pair(X, Y)
     return pairwise.sigmoid_kernel(A, B, gamma=float(a), coef0=float(r))
+
+
+#: The kernels an estimator takes by name: scikit-learn's, as ``SVC``'s, and the paper's similarities.
+NAMED_KERNELS = ("linear", "poly", "rbf", "sigmoid", "simpson", "tangent")
+
+
+def by_name(name: str, *, gamma: float, coef0: float = 0.0, degree: int = 3):
+    """The similarity ``(X, Y) -> (n, m) array`` called ``name`` in :data:`NAMED_KERNELS`, with the
+    parameters of scikit-learn's ``SVC``: ``"linear"`` ⟨x, y⟩, ``"poly"`` (γ⟨x, y⟩ + coef0)^degree,
+    ``"rbf"`` exp(-γ‖x - y‖²), ``"sigmoid"`` tanh(γ⟨x, y⟩ + coef0) (through
+    ``sklearn.metrics.pairwise``); ``"simpson"`` :func:`simpson` (threshold 0.5) and
+    ``"tangent"`` :func:`tangent_distance` with width γ (square images).
+
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [1.0, 1.0]])
+    >>> by_name("rbf", gamma=0.5)(X, X).round(3)
+    array([[1.   , 0.607],
+           [0.607, 1.   ]])
+    """
+    functions = {
+        "linear": pairwise.linear_kernel,
+        "poly": partial(pairwise.polynomial_kernel, degree=degree, gamma=gamma, coef0=coef0),
+        "rbf": partial(pairwise.rbf_kernel, gamma=gamma),
+        "sigmoid": partial(pairwise.sigmoid_kernel, gamma=gamma, coef0=coef0),
+        "simpson": simpson,
+        "tangent": partial(tangent_distance, gamma=gamma),
+    }
+    if name not in functions:
+        raise ValueError(f"kernel must be one of {list(NAMED_KERNELS)}, 'precomputed' or a callable; got {name!r}")
+    return functions[name]
 
 
 def _squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from indkernel import (
     SVRProblem,
 )
 from indkernel.datasets import load_digits_pair
-from indkernel.kernels import simpson
+from indkernel.kernels import NAMED_KERNELS, by_name, simpson
 
 #: Checks that cannot apply, each with its reason (the rest of check_estimator must pass).
 EXPECTED_FAILURES = {
@@ -50,6 +50,7 @@ def _instances():
         yield cls(tol=1e-4)
         # a callable similarity: the indefinite sigmoid, or the Gaussian for PerturbSVM
         yield cls(tol=1e-4, kernel=rbf_kernel if cls is PerturbSVC else sigmoid_kernel)
+    yield IndefiniteSVC(tol=1e-4, kernel="sigmoid")  # a kernel by name, as SVC's
     yield IndefiniteSVC(tol=1e-4, loss="squared_hinge")  # a machine on an unbounded set
 
 
@@ -62,7 +63,7 @@ REPEATED_SAMPLES = {"check_sample_weight_equivalence_on_dense_data": "a repeated
 
 
 def _expected_failures(estimator):
-    kind = "precomputed" if estimator.kernel == "precomputed" else "callable"
+    kind = "precomputed" if estimator.kernel == "precomputed" else "callable"  # by name: as a callable
     return {**EXPECTED_FAILURES.get((type(estimator).__name__, kind), {}),
             **(REPEATED_SAMPLES if kind == "callable" else {})}
 
@@ -242,6 +243,45 @@ def test_predict_names_the_expected_kernel_shape(cls):
         model.predict(K[:3, :9])
 
 
+@pytest.mark.parametrize("name", NAMED_KERNELS)
+def test_a_kernel_by_name_decides_as_its_precomputed_similarity(name, digits):
+    """``kernel="rbf"`` (…) on features gives the decisions of ``kernel="precomputed"`` on the
+    similarity ``by_name`` computes, and keeps the support vectors' features as ``SVC``."""
+    X, y, X_test, _ = digits
+    X, y = X[:60], y[:60]
+    similarity = by_name(name, gamma=0.02, coef0=-0.5, degree=2)
+    named = IndefiniteSVC(kernel=name, gamma=0.02, coef0=-0.5, degree=2).fit(X, y)
+    precomputed = IndefiniteSVC().fit(similarity(X, X), y)
+    np.testing.assert_array_equal(named.decision_function(X_test),
+                                  precomputed.decision_function(similarity(X_test, X)))
+    np.testing.assert_array_equal(named.support_vectors_, X[named.support_])
+    assert named.status_[0] == "optimal"
+
+
+@pytest.mark.parametrize("name", ["linear", "poly", "rbf", "sigmoid"])
+def test_a_kernel_by_name_is_scikit_learns_with_svcs_gamma(name, digits):
+    """The same similarity as ``SVC`` with the same parameters: at ρ = ∞ on a PSD kernel the
+    classifier is libsvm's; ``gamma="scale"`` and ``"auto"`` resolve as ``SVC``'s."""
+    X, y, X_test, _ = digits
+    for gamma in ("scale", "auto", 0.01):
+        theirs = SVC(kernel=name, gamma=gamma, coef0=1.0, degree=2, tol=1e-10).fit(X, y)
+        ours = IndefiniteSVC(kernel=name, gamma=gamma, coef0=1.0, degree=2, rho=np.inf).fit(X, y)
+        assert ours._gamma == theirs._gamma
+        if name != "sigmoid":  # a Mercer kernel: the machine on (K0)_+ = K0 is libsvm's
+            np.testing.assert_allclose(ours.decision_function(X_test), theirs.decision_function(X_test), atol=1e-4)
+
+
+@pytest.mark.parametrize("cls", [IndefiniteSVR, IndefiniteOneClassSVM, PerturbSVC])
+def test_every_estimator_takes_a_kernel_by_name(cls, digits):
+    X, y, X_test, _ = digits
+    name = "rbf" if cls is PerturbSVC else "sigmoid"
+    similarity = by_name(name, gamma=0.01, coef0=-0.2)
+    target = X[:, 20] if cls is IndefiniteSVR else y
+    named = cls(kernel=name, gamma=0.01, coef0=-0.2).fit(X, target)
+    precomputed = cls().fit(similarity(X, X), target)
+    np.testing.assert_array_equal(named.predict(X_test), precomputed.predict(similarity(X_test, X)))
+
+
 def _fitted():
     K, y = random_indefinite(12, 1)
     return K, y, IndefiniteSVC().fit(K, y)
@@ -280,6 +320,11 @@ def _fitted():
     (lambda: IndefiniteSVC(kernel=lambda A, B: np.ones((2, 2))).fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError,
      r"kernel\(X_train, X_train\) must return a \(4, 4\)"),
     (lambda: IndefiniteSVC().fit(np.full((2, 2), np.nan), [0, 1]), ValueError, "NaN"),
+    (lambda: IndefiniteSVC().fit(np.arange(16.0).reshape(4, 4), [0, 1, 0, 1]), ValueError,
+     r"X is not symmetric .* if it holds features instead, pass kernel='rbf'"),
+    (lambda: IndefiniteSVC(kernel="gaussian").fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError, "kernel"),
+    (lambda: IndefiniteSVC(kernel="rbf", gamma=-1.0).fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError, "gamma"),
+    (lambda: IndefiniteSVC(kernel="poly", degree=-1).fit(np.ones((4, 3)), [0, 1, 0, 1]), ValueError, "degree"),
     (lambda: PerturbSVC().fit(random_indefinite(6, 2)[0], [0, 1] * 3), ValueError, "not positive semidefinite"),
     (lambda: IndefiniteSVC().predict(np.eye(3)), Exception, "not fitted"),
 ])

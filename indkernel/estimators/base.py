@@ -1,6 +1,6 @@
-"""The base of the Indefinite SVM estimators (as ``sklearn.svm._base``): the similarity (precomputed
-or a callable kernel), validation, the solve of each binary problem, the fitted attributes and the
-decisions by the rule for new points (:mod:`indkernel.estimators.rules`). The estimators
+"""The base of the Indefinite SVM estimators (as ``sklearn.svm._base``): the similarity
+(precomputed, a kernel by name as ``SVC``'s, or a callable), validation, the solve of each binary
+problem, the fitted attributes and the decisions by the rule for new points (:mod:`indkernel.estimators.rules`). The estimators
 themselves are in :mod:`indkernel.estimators.indefinite`.
 """
 
@@ -15,8 +15,9 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 
 from .._progress import tqdm
-from .._validation import check_memory, check_two_samples
+from .._validation import check_memory, check_symmetric, check_two_samples
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
+from ..kernels import NAMED_KERNELS, by_name
 from ..solvers.registry import METHODS, method_options, solve
 from . import multiclass, progress
 from .rules import RULES, TestRule
@@ -37,7 +38,10 @@ class BaseIndefiniteMachine(BaseEstimator):
 
     _parameter_constraints: dict = {
         "rho": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],  # inf: K* = (K0)_+
-        "kernel": [StrOptions({"precomputed"}), callable],
+        "kernel": [StrOptions({"precomputed", *NAMED_KERNELS}), callable],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
         "method": [StrOptions(set(METHODS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "absolute": ["boolean"],
@@ -78,11 +82,11 @@ class BaseIndefiniteMachine(BaseEstimator):
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not isinstance(self, ClassifierMixin))
         check_two_samples(X.shape[0], type(self).__name__)
-        self._check_targets(y)
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if np.count_nonzero(weights) < 2:
             raise ValueError(f"sample_weight must give at least two samples a positive weight (a weight of 0 leaves "
                              f"the sample out); got {np.count_nonzero(weights)}")
+        self._check_targets(y, weights)
         check_memory(X.shape[0], f"{type(self).__name__} on n={X.shape[0]} training points")
         self.shape_fit_ = (X.shape[0], X.shape[0])
         self._fit_rho, self._proxy_kernels = self.rho, None
@@ -90,13 +94,19 @@ class BaseIndefiniteMachine(BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
                                  f"got shape {X.shape}")
+            check_symmetric(X, "X", "with kernel='precomputed' X is the train×train similarity matrix: if "
+                         "it holds features instead, pass kernel='rbf' (or another kernel by name, or a callable); "
+                         "if it is a similarity, symmetrize it first, (X + X.T) / 2")
             self._K0 = _owned(X)
             return self._K0, y, weights
         self.X_fit_ = _owned(X)
+        self._gamma = _gamma_value(self.gamma, self.X_fit_)
         return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)"), y, weights
 
     def _similarity(self, X, Y, what: str) -> np.ndarray:
-        K = check_array(self.kernel(X, Y), dtype=np.float64, ensure_all_finite=True, input_name=what)
+        kernel = self.kernel if callable(self.kernel) else by_name(self.kernel, gamma=self._gamma, coef0=self.coef0,
+                                                                   degree=self.degree)
+        K = check_array(kernel(X, Y), dtype=np.float64, ensure_all_finite=True, input_name=what)
         if K.shape != (X.shape[0], Y.shape[0]):
             raise ValueError(f"{what} must return a ({X.shape[0]}, {Y.shape[0]}) similarity matrix; got {K.shape}")
         return K
@@ -215,8 +225,8 @@ class BaseIndefiniteMachine(BaseEstimator):
         betas[:, self._support] = self._dual_coef
         return betas
 
-    def _check_targets(self, y) -> None:
-        """Reject targets this machine cannot fit (before any work on X)."""
+    def _check_targets(self, y, weights: np.ndarray) -> None:
+        """Reject targets this machine cannot fit with these sample weights (before any work on X)."""
 
     @staticmethod
     def _intercept(offset: float) -> float:
@@ -257,6 +267,14 @@ class BaseIndefiniteMachine(BaseEstimator):
 
     def _single_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]
+
+
+def _gamma_value(gamma, X: np.ndarray) -> float:
+    """γ as ``SVC`` sets it at fit: ``"scale"`` 1 / (p·Var(X)) (1 for constant X), ``"auto"`` 1 / p."""
+    if gamma == "scale":
+        variance = float(X.var())
+        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+    return 1.0 / X.shape[1] if gamma == "auto" else float(gamma)
 
 
 def _owned(array: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """scikit-learn estimators over the problem types: fit on an indefinite similarity, predict, certify.
 
 Each estimator takes ``kernel="precomputed"`` (``fit(K_train, y)`` with the n×n train×train
-similarity matrix, ``predict(K_test)`` with the m×n test×train one) or a callable
+similarity matrix, ``predict(K_test)`` with the m×n test×train one), a kernel by name as
+``SVC``'s (``kernel="rbf"``, or the paper's ``"simpson"`` and ``"tangent"``) or a callable
 ``kernel(X, Y) -> similarity matrix`` on raw features. ``fit`` solves the problem with any
 method of :func:`indkernel.solve` and keeps the certified bounds (``lower_bound_``,
 ``upper_bound_``, ``gap_``) beside scikit-learn's fitted attributes.
@@ -19,7 +20,7 @@ a kernel the solution was not trained on; at an exact optimum on K* both agree w
 support vectors exist.
 
 **What a fitted model keeps.** What prediction needs: ``support_``, ``dual_coef_``,
-``test_coef_`` (the consistent rules), ``intercept_`` (and ``X_fit_`` with a callable kernel),
+``test_coef_`` (the consistent rules), ``intercept_`` (and ``X_fit_`` with a kernel on features),
 the results and bounds. The training similarity is referenced in memory for ``proxy_kernel_`` and pickled only
 with ``test_kernel="transductive"``, whose predictions need it.
 """
@@ -54,9 +55,18 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         Misclassification penalty (per sample: times ``sample_weight`` and the class weight).
     rho : float, default 1.0
         Penalty on ``‖K - K0‖²_F``; large ρ approaches the SVM on the clipped ``(K0)_+``.
-    kernel : "precomputed" or callable, default "precomputed"
-        A callable maps ``(X, Y)`` to their similarity matrix (for instance
-        ``indkernel.kernels.simpson``).
+    kernel : {"precomputed", "linear", "poly", "rbf", "sigmoid", "simpson", "tangent"} or callable, default "precomputed"
+        ``"precomputed"``: ``fit`` takes the train×train similarity. A name: ``fit`` takes features
+        and the kernel is scikit-learn's (as ``SVC``'s) or one of the paper's similarities
+        (:func:`indkernel.kernels.by_name`). A callable maps ``(X, Y)`` to their similarity matrix
+        (for instance ``indkernel.kernels.simpson``).
+    gamma : "scale", "auto" or float > 0, default "scale"
+        As ``SVC``: the width of ``"rbf"`` and ``"tangent"``, the slope of ``"poly"`` and
+        ``"sigmoid"``; ``"scale"`` is 1 / (n_features · X.var()), ``"auto"`` 1 / n_features.
+    coef0 : float, default 0.0
+        The offset of ``"poly"`` and ``"sigmoid"``.
+    degree : int, default 3
+        The degree of ``"poly"``.
     class_weight : None, "balanced", "authors" or dict
         As ``SVC`` (``"balanced"``: ``n / (k n_c)`` over all k classes); ``"authors"`` as the
         authors' reference code (:class:`indkernel.SVMProblem`), balancing each binary problem.
@@ -102,8 +112,9 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     classes_ : (k,) the labels; for two, ``classes_[1]`` is the positive class.
     support_ : indices of the training points with ``α_i > 0`` in some binary problem (coordinates
         that round-off left at a bound are set to it when that keeps the fit certified, so the
-        support is libsvm's), ordered by class (then index) as ``SVC``'s; ``n_support_`` their number per class, ``support_vectors_`` empty as ``SVC``'s
-        with a precomputed kernel.
+        support is libsvm's), ordered by class (then index) as ``SVC``'s; ``n_support_`` their
+        number per class; ``support_vectors_`` their features with a kernel by name, else empty,
+        as ``SVC``'s.
     class_weight_ : (k,) array, the weight of each class's C; ``fit_status_`` 0 if every problem
         is certified optimal, else 1.
     dual_coef_ : ``y_i α_i`` on the support. Two classes: (1, n_SV), the decision positive for
@@ -150,12 +161,16 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         "break_ties": ["boolean"],
     }
 
-    def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", class_weight=None, loss="hinge", method="newton",
+    def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", gamma="scale", coef0=0.0,
+                 degree=3, class_weight=None, loss="hinge", method="newton",
                  tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", multi_class="ovo",
                  decision_function_shape="ovr", break_ties=False, verbose=0, warm_start=False):
         self.C = C
         self.rho = rho
         self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
         self.class_weight = class_weight
         self.loss = loss
         self.method = method
@@ -170,20 +185,13 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         self.warm_start = warm_start
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on the train×train similarity (or features, with a callable kernel) and labels ``y``
+        """Fit on the train×train similarity (or features, with a kernel on them) and labels ``y``
         (two classes or more: see ``multi_class``); ``sample_weight`` multiplies C per sample, as
         ``SVC`` (a sample of weight 0 is left out of the problems)."""
         self._validate_params()
         K0, y, weights = self._train_similarity(X, y, sample_weight)
         self.classes_, index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{type(self).__name__} needs at least two classes; y has one: {self.classes_.tolist()}")
         rows = np.flatnonzero(weights > 0)
-        if np.unique(index[rows]).size < len(self.classes_):
-            raise ValueError("sample_weight must give every class a sample of positive weight; class(es) "
-                             f"{sorted(set(self.classes_.tolist()) - set(y[rows].tolist()))} have none")
-        multiclass.check_contract(self.multi_class, self.decision_function_shape, self.break_ties,
-                                  len(self.classes_), type(self).__name__)
         tasks = multiclass.binary_tasks(y, self.classes_, self.multi_class, rows)
         C, class_weight = self.C * weights, self.class_weight
         if len(tasks) > 1 and class_weight != "authors" and class_weight is not None:  # per sample, over all classes
@@ -199,7 +207,8 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         self._solve(problems, tasks)
         # SVC's bookkeeping: support vectors per class, the class weights, 0 for a certified fit
         self.n_support_ = np.bincount(index[self.support_], minlength=len(self.classes_)).astype(np.int32)
-        self.support_vectors_ = np.empty((0, 0))  # as SVC with a precomputed or callable kernel
+        named = isinstance(self.kernel, str) and self.kernel != "precomputed"  # as SVC: empty with a callable one
+        self.support_vectors_ = self.X_fit_[self.support_] if named else np.empty((0, 0))
         weights_of = sample_class_weights(self.class_weight, index[rows], self.classes_)
         self.class_weight_ = np.array([weights_of[np.flatnonzero(index[rows] == k)[0]] for k in range(len(self.classes_))])
         self.fit_status_ = int(not np.all(self.status_ == "optimal"))
@@ -222,8 +231,17 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         once, on first use)."""
         return make_oracle("rank-one", K0)
 
-    def _check_targets(self, y) -> None:
+    def _check_targets(self, y, weights: np.ndarray) -> None:
         check_classification_targets(y)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes; y has one: {classes.tolist()}")
+        missing = sorted(set(classes.tolist()) - set(y[weights > 0].tolist()))
+        if missing:
+            raise ValueError(f"sample_weight must give every class a sample of positive weight; class(es) {missing} "
+                             "have none")
+        multiclass.check_contract(self.multi_class, self.decision_function_shape, self.break_ties, len(classes),
+                                  type(self).__name__)
 
     def decision_function(self, X) -> np.ndarray:
         """Two classes: ``k(x)ᵀw + b`` of the test rule, positive means ``classes_[1]``. More: as
@@ -232,7 +250,7 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         return self._decide(X)[0]
 
     def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarities ``X`` (or features, with a callable kernel)."""
+        """Labels for the test×train similarities ``X`` (or features, with a kernel on them)."""
         return self._decide(X)[1]
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
@@ -283,12 +301,15 @@ class IndefiniteSVR(RegressorMixin, BaseIndefiniteMachine):
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, C=1.0, *, rho=1.0, epsilon=0.1, kernel="precomputed", method="newton", tol=1e-6,
-                 absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
+    def __init__(self, C=1.0, *, rho=1.0, epsilon=0.1, kernel="precomputed", gamma="scale", coef0=0.0,
+                 degree=3, method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
         self.C = C
         self.rho = rho
         self.epsilon = epsilon
         self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
         self.method = method
         self.tol = tol
         self.absolute = absolute
@@ -334,11 +355,14 @@ class IndefiniteOneClassSVM(OutlierMixin, BaseIndefiniteMachine):
         "nu": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, *, nu=0.5, rho=1.0, kernel="precomputed", method="newton", tol=1e-6, absolute=False,
-                 max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
+    def __init__(self, *, nu=0.5, rho=1.0, kernel="precomputed", gamma="scale", coef0=0.0, degree=3,
+                 method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
         self.nu = nu
         self.rho = rho
         self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
         self.method = method
         self.tol = tol
         self.absolute = absolute

@@ -18,7 +18,7 @@ variable for. The proxy kernel K* exists only on the training points, so a new p
   test×test similarities and decomposes an (n+m)×(n+m) matrix, and each prediction depends on the
   whole test batch. With ``kernel="precomputed"`` pass ``predict`` the test rows of the full
   matrix, shape (m, n + m): columns ``[:n]`` against the training points, ``[n:]`` among the
-  test points. With a callable kernel the estimator computes both blocks itself.
+  test points. With a kernel on features the estimator computes both blocks itself.
 - Two variants of the consistent map, for the study of the rules (``indkernel tables --rules``):
   ``"consistent-K0"`` (P from K0 alone, the map denoise applies to its test rows) and
   ``"consistent-flip"`` (``Q diag(sign λ) Qᵀ`` instead of ``Q diag(λ⁺/λ) Qᵀ``, that is
