@@ -282,6 +282,25 @@ def test_every_estimator_takes_a_kernel_by_name(cls, digits):
     np.testing.assert_array_equal(named.predict(X_test), precomputed.predict(similarity(X_test, X)))
 
 
+def test_an_estimator_passes_its_callback_to_every_binary_problem():
+    """Each binary problem's checks reach the callback under the problem's name; a true return
+    ends that problem's run (status "callback", fit_status_ 1) and the others run on."""
+    X, y = load_digits_pair(3, 5)
+    K = simpson(X[:60])
+    labels = np.repeat([0, 1, 2], 20)
+    seen: dict = {}
+
+    def watch(state):
+        seen.setdefault(state.label, []).append(state.relative_gap)
+        return state.label == first  # stop that pair at its first check
+
+    first = "class 1 against class 0"
+    model = IndefiniteSVC(callback=watch).fit(K, labels)
+    assert sorted(seen) == [first, "class 2 against class 0", "class 2 against class 1"] and len(seen[first]) == 1
+    assert list(model.status_) == ["callback", "optimal", "optimal"] and model.fit_status_ == 1
+    assert all(gaps[-1] <= 1e-6 for label, gaps in seen.items() if label != first)
+
+
 def _fitted():
     K, y = random_indefinite(12, 1)
     return K, y, IndefiniteSVC().fit(K, y)

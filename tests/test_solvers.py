@@ -2,6 +2,7 @@
 
 import inspect
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from problems import (
 )
 from sklearn.exceptions import ConvergenceWarning
 
-from indkernel import METHODS, SVMProblem, compare, plot_comparison, solve
+from indkernel import METHODS, SVMProblem, SVRProblem, compare, plot_comparison, solve
 from indkernel.solvers.accpm import PAPER
 from indkernel.solvers.projected_newton import NewtonSearch, projected_newton
 
@@ -142,6 +143,59 @@ def test_exchange_passes_the_time_limit_to_its_master_solves():
     with pytest.warns(ConvergenceWarning, match="time_limit=0.5"):
         result = solve(SVMProblem(K0, y, C=10.0), "exchange", tol=1e-12, time_limit=0.5, bound="free")
     assert result.status == "time_limit" and time.perf_counter() - start < 3
+
+
+@pytest.mark.parametrize("method", WITHOUT_MODEL)
+def test_a_callback_sees_every_certified_check_and_can_end_the_run(method):
+    """``callback(state)`` after every check: the state's point is feasible, its certificate is
+    that point's own bracket (lower = f(α) less round-off), and the run's bracket is the history's row; a true
+    return ends the run ("callback", no warning) with a bracket that still holds p*."""
+    K0, y = FACTORIES["random"](20, 7)
+    problem = SVMProblem(K0, y, C=2.0)
+    p_star = reference_optimum("random", 20, 7, 2.0, 1.0)[0]
+    states = []
+    full = solve(problem, method, tol=1e-6, callback=states.append)
+    assert len(states) == len(full.history) >= 1
+    for state, (_, row) in zip(states, full.history.iterrows(), strict=True):
+        assert problem.feasible.violation(state.alpha) <= 1e-12
+        value, certificate = problem.objective_at(state.alpha), state.certificate
+        assert value - 2 * certificate.allowance - 1e-12 * abs(value) <= certificate.lower <= value
+        assert (state.lower, state.upper, state.iteration) == (row["lower"], row["upper"], row["iteration"])
+        assert state.lower <= p_star + 1e-9 and state.upper >= p_star - 1e-9
+    assert states[-1].relative_gap <= 1e-6 and full.status == "optimal"
+
+    seen = []
+
+    def enough(state):
+        seen.append(state.iteration)
+        return len(seen) == 2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the caller's own stop warns nothing
+        stopped = solve(problem, method, tol=1e-12, callback=enough)
+    assert stopped.status == "callback" and len(seen) == 2 and "callback" in stopped.stop_reason
+    assert stopped.iterations <= full.iterations and stopped.lower <= p_star + 1e-9 <= stopped.upper + 2e-9
+
+
+def test_a_callback_must_be_callable_and_its_errors_are_its_own():
+    K0, y = FACTORIES["random"](10, 7)
+    with pytest.raises(TypeError, match="callback must be a function"):
+        solve(SVMProblem(K0, y), callback=3)
+
+    def broken(state):
+        raise RuntimeError("from the callback")
+
+    with pytest.raises(RuntimeError, match="from the callback"):
+        solve(SVMProblem(K0, y), callback=broken)
+
+
+def test_a_result_at_alpha_zero_says_why_its_relative_gap_is_infinite():
+    K0, y = FACTORIES["random"](30, 0)
+    with pytest.warns(ConvergenceWarning):
+        result = solve(SVRProblem(K0, y.astype(float), 1.0, 1.0, 0.1), "pg", max_iter=3)
+    assert not result.alpha.any() and result.scale == 0 and result.relative_gap == np.inf
+    for text in (repr(result), str(result), result._repr_html_()):
+        assert "α = 0: no α-dependent scale; see the gap" in text
 
 
 def test_absolute_tolerance():

@@ -49,6 +49,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         "test_kernel": [StrOptions({*RULES, "inductive"}, deprecated={"inductive"})],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
+        "callback": [callable, None],
     }
 
     def __sklearn_tags__(self):
@@ -197,7 +198,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         there are several (no warnings filter is touched: fits may run in several threads)."""
         options = {} if start is None else {"alpha0": start}
         return solve(problem, self.method, tol=self.tol, absolute=self.absolute, max_iter=self.max_iter,
-                     verbose=bool(self.verbose) and name is None, label=name, **options)
+                     verbose=bool(self.verbose) and name is None, label=name, callback=self.callback, **options)
 
     @property
     def proxy_kernel_(self) -> np.ndarray | list:

@@ -106,6 +106,10 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         for a path of C and ρ on the same training data (``figures/warm_starts.py``: 11–22 %
         fewer Newton iterations along the tables' grids). Methods "newton", "apg" and "pg" only
         (the others ignore it); the result is certified either way.
+    callback : callable, optional
+        Passed to :func:`indkernel.solve` for each binary problem: ``callback(state)`` after every
+        certified check (``state.label`` names the binary problem when there are several); a true
+        return value ends that problem's run (status ``"callback"``).
 
     Attributes
     ----------
@@ -164,7 +168,8 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     def __init__(self, C=1.0, *, rho=1.0, kernel="precomputed", gamma="scale", coef0=0.0,
                  degree=3, class_weight=None, loss="hinge", method="newton",
                  tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", multi_class="ovo",
-                 decision_function_shape="ovr", break_ties=False, verbose=0, warm_start=False):
+                 decision_function_shape="ovr", break_ties=False, verbose=0, warm_start=False,
+                 callback=None):
         self.C = C
         self.rho = rho
         self.kernel = kernel
@@ -183,6 +188,7 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         self.break_ties = break_ties
         self.verbose = verbose
         self.warm_start = warm_start
+        self.callback = callback
 
     def fit(self, X, y, sample_weight=None):
         """Fit on the train×train similarity (or features, with a kernel on them) and labels ``y``
@@ -302,7 +308,8 @@ class IndefiniteSVR(RegressorMixin, BaseIndefiniteMachine):
     }
 
     def __init__(self, C=1.0, *, rho=1.0, epsilon=0.1, kernel="precomputed", gamma="scale", coef0=0.0,
-                 degree=3, method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
+                 degree=3, method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False,
+                 callback=None):
         self.C = C
         self.rho = rho
         self.epsilon = epsilon
@@ -317,6 +324,7 @@ class IndefiniteSVR(RegressorMixin, BaseIndefiniteMachine):
         self.test_kernel = test_kernel
         self.verbose = verbose
         self.warm_start = warm_start
+        self.callback = callback
 
     def fit(self, X, y, sample_weight=None):
         """Fit on the train×train similarity (or features) and real targets ``y``; ``sample_weight``
@@ -356,7 +364,8 @@ class IndefiniteOneClassSVM(OutlierMixin, BaseIndefiniteMachine):
     }
 
     def __init__(self, *, nu=0.5, rho=1.0, kernel="precomputed", gamma="scale", coef0=0.0, degree=3,
-                 method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False):
+                 method="newton", tol=1e-6, absolute=False, max_iter=None, test_kernel="consistent", verbose=0, warm_start=False,
+                 callback=None):
         self.nu = nu
         self.rho = rho
         self.kernel = kernel
@@ -370,6 +379,7 @@ class IndefiniteOneClassSVM(OutlierMixin, BaseIndefiniteMachine):
         self.test_kernel = test_kernel
         self.verbose = verbose
         self.warm_start = warm_start
+        self.callback = callback
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on the train×train similarity (or features); ``y`` is ignored."""

@@ -24,7 +24,7 @@ from .models import model_refusal
 from .projected_gradient import projected_gradient
 from .projected_newton import projected_newton
 from .result import SolveResult
-from .tracking import Run, SolveError, _positive_int, iteration_cap
+from .tracking import CheckState, Run, SolveError, _positive_int, iteration_cap
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ METHODS: dict[str, Method] = {
 
 def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e-6, absolute: bool = False,
           max_iter: int | None = None, time_limit: float | None = None, bound: str | None = None,
-          threads: int | None = None, verbose: bool = False, label: str | None = None, **options) -> SolveResult:
+          threads: int | None = None, verbose: bool = False, label: str | None = None,
+          callback: Callable[[CheckState], object] | None = None, **options) -> SolveResult:
     """Solve ``problem`` with a certified duality gap.
 
     Parameters
@@ -120,6 +121,13 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
     label : str, optional
         A name of the problem (one binary problem of a multiclass fit, say): it names the progress
         bar and prefixes the ConvergenceWarning.
+    callback : callable, optional
+        ``callback(state)`` after every certified check, as ``scipy.optimize``'s
+        ``callback(intermediate_result)``: ``state`` is a :class:`~indkernel.solvers.tracking.CheckState`
+        (``iteration``, ``alpha`` the point just certified, ``certificate`` its bracket, ``lower``
+        and ``upper`` the run's bracket so far, ``gap``, ``relative_gap``, ``seconds``). A true
+        return value ends the run with status ``"callback"`` and its best point so far, certified
+        as always, with no warning.
     **options : passed to the method: ``indkernel.solvers.method_options(name)`` lists them,
         ``help(indkernel.METHODS[name].function)`` explains them.
 
@@ -149,7 +157,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         bound = record.check_bound
     rank_one.compile_oracle()  # before the clock starts: time_limit is for the solve
     run = Run(problem, method, tol=tol, absolute=absolute, max_iter=iteration_cap(max_iter, record.max_iter),
-              time_limit=time_limit, bound=bound, verbose=verbose, label=label)
+              time_limit=time_limit, bound=bound, verbose=verbose, label=label, callback=callback)
     with at_most(threads), _interrupts_as_such():
         prepare = getattr(problem.oracle, "prepare", None)
         if prepare is not None:  # the one O(n³) step, inside the run's clock

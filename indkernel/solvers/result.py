@@ -23,7 +23,8 @@ class SolveResult(Bracket):
     lower : float, ``f(alpha) <= p*``.
     upper : float, the best certified upper bound seen, ``>= p*``.
     status : str, ``"optimal"`` only when the certified gap is within the tolerance; otherwise
-        the reason it stopped (``"max_iter"``, ...).
+        the reason it stopped (``"max_iter"``, ``"time_limit"``, ``"roundoff"``, ``"callback"``:
+        the ``callback`` of :func:`indkernel.solve` asked, ...).
     stop_reason : str, a sentence for people.
     iterations : int
     seconds : float
@@ -32,7 +33,9 @@ class SolveResult(Bracket):
     method : str
     fallbacks : int, points where the rank-one oracle's check failed and a dense ``eigh`` was used.
     details : dict, method-specific extras (the exchange method's own gap, ...).
-    scale : float, ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` at alpha, the denominator of ``relative_gap``.
+    scale : float, ``|ℓ(α)| + ½max(uᵀK*u, uᵀ|K0|u)`` at alpha, the denominator of ``relative_gap``
+        (0 at α = 0, where the objective has no α-dependent part: ``relative_gap`` is then inf
+        unless the gap is 0, and the reprs say so; read ``gap``).
     certificate : Certificate or None
         The certificate of ``alpha`` (the tight one where the run ended short of ``tol``): its
         ``alpha_intercept`` is the exact offset for ``alpha``'s coefficients. ``upper`` may be
@@ -56,14 +59,14 @@ class SolveResult(Bracket):
     def __repr__(self) -> str:
         """One line for a notebook cell: the bracket and how the run ended, not the α values."""
         return (f"SolveResult(method={self.method!r}, status={self.status!r}, lower={self.lower:.10g}, "
-                f"upper={self.upper:.10g}, gap={self.gap:.3g}, relative_gap={self.relative_gap:.3g}, "
+                f"upper={self.upper:.10g}, gap={self.gap:.3g}, relative_gap={self._relative_text()}, "
                 f"iterations={self.iterations}, seconds={self.seconds:.3g}, n={self.alpha.size})")
 
     def _repr_html_(self) -> str:
         """The bracket as a small table (Jupyter)."""
         rows = [("method", self.method), ("status", self.status), ("lower bound", f"{self.lower:.10g}"),
                 ("upper bound (certified)", f"{self.upper:.10g}"),
-                ("gap", f"{self.gap:.3e} (relative {self.relative_gap:.3e})"),
+                ("gap", f"{self.gap:.3e} (relative {self._relative_text()})"),
                 ("iterations", f"{self.iterations} in {self.seconds:.2f} s"), ("stopped", self.stop_reason)]
         body = "".join(f"<tr><th style='text-align:left'>{key}</th><td style='text-align:left'>{html.escape(str(value))}"
                        "</td></tr>" for key, value in rows)
@@ -72,4 +75,10 @@ class SolveResult(Bracket):
     def __str__(self) -> str:
         return (f"{self.method}: {self.status} after {self.iterations} iterations ({self.seconds:.2f} s)\n"
                 f"  lower bound    {self.lower:.10g}\n  upper bound    {self.upper:.10g}  (certified)\n"
-                f"  gap            {self.gap:.3e}  (relative {self.relative_gap:.3e})\n  {self.stop_reason}")
+                f"  gap            {self.gap:.3e}  (relative {self._relative_text()})\n  {self.stop_reason}")
+
+    def _relative_text(self) -> str:
+        """The relative gap, or why it is infinite (a best point with scale 0: α = 0)."""
+        if self.scale > 0 or self.gap <= 0:
+            return f"{self.relative_gap:.3g}"
+        return "inf (α = 0: no α-dependent scale; see the gap)"

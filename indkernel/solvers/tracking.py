@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -63,6 +65,35 @@ def iteration_cap(max_iter, default: int) -> int | None:
     return int(max_iter)
 
 
+@dataclass(frozen=True)
+class CheckState:
+    """What a ``callback`` of :func:`indkernel.solve` is given after each certified check (as
+    ``scipy.optimize``'s ``intermediate_result``).
+
+    Attributes
+    ----------
+    iteration : int, the method's iteration at the check.
+    seconds : float, since the call.
+    alpha : (n,) array, the point just certified (a copy: the callback may keep it).
+    certificate : Certificate, that point's own bracket (``certificate.lower`` is f(alpha) less its
+        round-off allowance).
+    lower, upper : float, the run's certified bracket so far (the best of every check).
+    gap : float, ``upper - lower``.
+    relative_gap : float, the gap as ``tol`` measures it (relative unless ``absolute=True``).
+    label : str or None, the problem's name (a binary problem of a multiclass fit).
+    """
+
+    iteration: int
+    seconds: float
+    alpha: np.ndarray
+    certificate: Certificate
+    lower: float
+    upper: float
+    gap: float
+    relative_gap: float
+    label: str | None = None
+
+
 class Certifiable(Protocol):
     """What a run needs of its problem: an :class:`indkernel.IndefiniteProblem`, or another concave
     maximization over a box cut by a hyperplane with a certificate of its own (the Mod SVM's dual,
@@ -96,11 +127,15 @@ class Run:
         ``"refined"`` or ``"tight"``. A run that does not converge with it ends with the tight one.
     verbose : bool, a tqdm progress bar.
     label : str or None, a name of the problem for the bar and the ConvergenceWarning.
+    callback : callable or None
+        ``callback(state)`` after each certified check, ``state`` a :class:`CheckState`; a true
+        return value ends the run (status ``"callback"``) unless the check already ended it.
     """
 
     def __init__(self, problem: Certifiable, method: str, *, tol: float = 1e-6, absolute: bool = False,
                  max_iter: int | None = 1000, time_limit: float | None = None, bound: str = "tight",
-                 verbose: bool = False, label: str | None = None):
+                 verbose: bool = False, label: str | None = None,
+                 callback: Callable[[CheckState], object] | None = None):
         self.problem, self.method = problem, method
         self.tol = check_positive_scalar(tol, "tol", "the tolerance on the certified gap")
         self.absolute = bool(absolute)
@@ -110,6 +145,10 @@ class Run:
         if bound not in BOUNDS:
             raise ValueError(f"bound must be one of {BOUNDS} (the bound of each check, cheapest first); got {bound!r}")
         self.bound = bound
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function of one argument (the state after each check) or None; "
+                            f"got {type(callback).__name__}")
+        self.callback = callback
         #: The certificate of the best α (the run's ``alpha``).
         self.certificate: Certificate | None = None
         self._tight = False
@@ -214,7 +253,16 @@ class Run:
                 f"{self.allowance:.3g} "
                 f"(scale of the objective {self.scale:.3g}); pass absolute=True with tol >= "
                 f"{self.upper - self.lower:.2g}, or rescale K0")
+        if self.callback is not None and self._callback_stops(certificate, alpha):
+            self._stop("callback", f"stopped by the callback after the check at iteration {self.iteration}")
         return self.status is not None
+
+    def _callback_stops(self, certificate: Certificate, alpha: np.ndarray) -> bool:
+        assert self.callback is not None
+        state = CheckState(iteration=self.iteration, seconds=self.seconds, alpha=np.array(alpha, copy=True),
+                           certificate=certificate, lower=float(self.lower), upper=float(self.upper),
+                           gap=float(self.upper - self.lower), relative_gap=float(self.gap_measure), label=self.label)
+        return bool(self.callback(state))
 
     def _stalled(self, first: bool, gain: float) -> bool:
         """Whether round-off can be blamed for the gap: the last point gained no more than the
@@ -336,10 +384,11 @@ class Run:
         """The result. A run that did not converge with its checks' bound (and has time left: the
         tight bound's solve also ends with the time limit, with its best bound so far) gets
         the tight certificate at its best α (:meth:`IndefiniteProblem.certify`, ``bound="tight"``), which may
-        end it "optimal" after all (a history row where it tightens the bracket); a
-        ConvergenceWarning if still short (unless ``warn=False``: a caller with its own message)."""
+        end it "optimal" after all (a history row where it tightens the bracket); not after a
+        callback's stop. A ConvergenceWarning if still short (unless ``warn=False``: a caller with
+        its own message, or a callback's stop, which the caller asked for)."""
         if self.alpha is not None and not self._tight and not self.out_of_time and \
-                self.status not in ("optimal", "numerical_error", "time_limit"):
+                self.status not in ("optimal", "numerical_error", "time_limit", "callback"):
             stop, upper = (self.status, self.reason), self.upper
             self.status = None  # the tight check decides anew; its bounds only add to the run's
             self._record(self._certify(self.alpha, "tight"), self.alpha, True)
@@ -353,7 +402,7 @@ class Run:
         self._reporter.close()
         if self.alpha is None:
             raise SolveError(f"{self.method} stopped before its first certified point ({self.status}): {self.reason}")
-        if self.status != "optimal" and warn:
+        if self.status not in ("optimal", "callback") and warn:  # a callback's stop is the caller's own
             warnings.warn(f"{self.label + ': ' if self.label else ''}{self.method}: {self.reason}; gap {self.upper - self.lower:.3e} "
                           "(raise max_iter or time_limit, or loosen tol)", ConvergenceWarning, stacklevel=3)
         assert self.status is not None and self.reason is not None  # iterations() always ends with a stop
