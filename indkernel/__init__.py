@@ -37,6 +37,7 @@ from .solvers import (
     Verification,
     VerificationWarning,
     compare,
+    load_result,
     plot_comparison,
     solve,
     verify,
@@ -45,5 +46,5 @@ from .solvers import (
 __all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
            "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "OneClassProblem", "PerturbSVC",
            "PerturbSVMProblem", "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "SpectrumSVC", "Verification", "VerificationWarning", "compare",
-           "plot_comparison", "solve", "verify"]
+           "load_result", "plot_comparison", "solve", "verify"]
 __version__ = "0.1.0"

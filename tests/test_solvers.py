@@ -18,7 +18,7 @@ from problems import (
 )
 from sklearn.exceptions import ConvergenceWarning
 
-from indkernel import METHODS, SVMProblem, SVRProblem, compare, plot_comparison, solve
+from indkernel import METHODS, SVMProblem, SVRProblem, compare, load_result, plot_comparison, solve
 from indkernel.solvers.accpm import PAPER
 from indkernel.solvers.projected_newton import NewtonSearch, projected_newton
 
@@ -196,6 +196,38 @@ def test_a_result_at_alpha_zero_says_why_its_relative_gap_is_infinite():
     assert not result.alpha.any() and result.scale == 0 and result.relative_gap == np.inf
     for text in (repr(result), str(result), result._repr_html_()):
         assert "α = 0: no α-dependent scale; see the gap" in text
+
+
+@pytest.mark.parametrize("method", ["newton", "accpm", "exchange"])
+def test_a_saved_result_loads_back_equal_without_pickle(method, tmp_path):
+    """α, bounds, status, history, details (the exchange method's lists, ACCPM's counts) and the
+    certificate survive the file; nothing in it needs pickle."""
+    K0, y = FACTORIES["random"](15, 4)
+    result = solve(SVMProblem(K0, y, C=2.0), method, tol=1e-5)
+    loaded = load_result(result.save(tmp_path / "run.npz"))
+    np.testing.assert_array_equal(loaded.alpha, result.alpha)
+    pd.testing.assert_frame_equal(loaded.history, result.history)
+    for name in ("lower", "upper", "status", "stop_reason", "iterations", "seconds", "method", "fallbacks", "scale",
+                 "details", "certificate"):
+        assert getattr(loaded, name) == getattr(result, name), name
+    assert repr(loaded) == repr(result)
+    with np.load(tmp_path / "run.npz", allow_pickle=False) as stored:
+        assert sorted(stored.files) == ["alpha", "header", "history"]
+
+
+def test_result_files_refuse_what_they_cannot_read_or_write(tmp_path):
+    K0, y = FACTORIES["random"](10, 4)
+    result = solve(SVMProblem(K0, y), "newton")
+    with pytest.raises(FileNotFoundError, match="does not exist; create it first"):
+        result.save(tmp_path / "missing" / "run.npz")
+    with pytest.raises(FileNotFoundError, match="no result file"):
+        load_result(tmp_path / "nothing.npz")
+    np.save(tmp_path / "other.npy", np.ones(3))
+    with pytest.raises(ValueError, match="not a result file written by SolveResult.save"):
+        load_result(tmp_path / "other.npy")
+    np.savez(tmp_path / "old.npz", alpha=np.ones(3), history=np.ones((1, 6)), header=np.array('{"format": "x/0"}'))
+    with pytest.raises(ValueError, match="not a result file of this version"):
+        load_result(tmp_path / "old.npz")
 
 
 def test_absolute_tolerance():

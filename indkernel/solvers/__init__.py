@@ -13,9 +13,10 @@ from .registry import (
     plot_comparison,
     solve,
 )
-from .result import SolveResult
-from .tracking import SolveError
+from .result import SolveResult, load_result
+from .tracking import CheckState, SolveError
 from .verification import Verification, VerificationWarning, verify
 
-__all__ = ["METHODS", "ComparisonInterrupted", "ComparisonTable", "Method", "SolveError", "SolveResult", "compare", "method_options",
-           "Verification", "VerificationWarning", "plot_comparison", "solve", "verify"]
+__all__ = ["METHODS", "CheckState", "ComparisonInterrupted", "ComparisonTable", "Method", "SolveError", "SolveResult",
+           "Verification", "VerificationWarning", "compare", "load_result", "method_options", "plot_comparison", "solve",
+           "verify"]

@@ -1,14 +1,22 @@
-"""The one result type that every solver returns."""
+"""The one result type that every solver returns, and its file (:meth:`SolveResult.save`,
+:func:`load_result`: NumPy's ``.npz`` with a JSON header, no pickle)."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._files import write_whole
 from ..core.certificate import Bracket, Certificate
+
+#: The layout :meth:`SolveResult.save` writes (a later layout would be read by its own rule).
+FILE_FORMAT = "indkernel.SolveResult/1"
 
 HISTORY_COLUMNS = ["iteration", "time", "lower", "upper", "gap", "scale"]
 
@@ -77,8 +85,64 @@ class SolveResult(Bracket):
                 f"  lower bound    {self.lower:.10g}\n  upper bound    {self.upper:.10g}  (certified)\n"
                 f"  gap            {self.gap:.3e}  (relative {self._relative_text()})\n  {self.stop_reason}")
 
+    def save(self, path) -> Path:
+        """Write the result to ``path`` (NumPy ``.npz``, no pickle): α and the history as arrays,
+        everything else (bounds, status, reason, counts, details, the certificate) as a JSON
+        header; :func:`indkernel.load_result` reads it back equal. The file is written whole (a
+        failed write leaves what was there). Returns the path.
+
+        >>> import tempfile, pathlib, indkernel
+        >>> from indkernel.datasets import load_digits_pair
+        >>> from indkernel.kernels import simpson
+        >>> X, y = load_digits_pair(3, 5)
+        >>> result = indkernel.solve(indkernel.SVMProblem(simpson(X[:40]), y[:40], C=1.0, rho=1.0))
+        >>> path = result.save(pathlib.Path(tempfile.mkdtemp()) / "run.npz")
+        >>> indkernel.load_result(path).upper == result.upper
+        True
+        """
+        path = Path(path)
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"path: the folder {str(path.parent)!r} does not exist; create it first")
+        header = {"format": FILE_FORMAT, "history_columns": list(self.history.columns),
+                  **{f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in ("alpha", "history")}}
+        header["certificate"] = None if self.certificate is None else dataclasses.asdict(self.certificate)
+        text = json.dumps(header, default=_json_value)
+        write_whole(path, lambda file: np.savez(file, alpha=self.alpha, history=self.history.to_numpy(dtype=np.float64),
+                                                header=np.array(text)))
+        return path
+
     def _relative_text(self) -> str:
         """The relative gap, or why it is infinite (a best point with scale 0: α = 0)."""
         if self.scale > 0 or self.gap <= 0:
             return f"{self.relative_gap:.3g}"
         return "inf (α = 0: no α-dependent scale; see the gap)"
+
+
+def _json_value(value):
+    """NumPy scalars and arrays in a result's details, as JSON takes them."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"a result's details hold {type(value).__name__}, which a result file cannot store")
+
+
+def load_result(path) -> SolveResult:
+    """The :class:`SolveResult` that :meth:`SolveResult.save` wrote to ``path``, equal to the one
+    saved (α, bounds, status, history, details and certificate); reads no pickle."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: no result file at {str(path)!r}")
+    try:
+        stored = np.load(path, allow_pickle=False)
+        if not isinstance(stored, np.lib.npyio.NpzFile):  # a .npy array
+            raise ValueError("it holds one array, not a result's")
+        with stored:
+            alpha, history, header = stored["alpha"], stored["history"], json.loads(str(stored["header"]))
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{str(path)!r} is not a result file written by SolveResult.save ({exc})") from exc
+    if not isinstance(header, dict) or header.get("format") != FILE_FORMAT:
+        raise ValueError(f"{str(path)!r} is not a result file of this version (its format is "
+                         f"{header.get('format') if isinstance(header, dict) else None!r}, expected {FILE_FORMAT!r})")
+    columns, certificate = header.pop("history_columns"), header.pop("certificate")
+    header.pop("format")
+    return SolveResult(alpha=alpha, history=pd.DataFrame(history, columns=columns).astype({"iteration": int}),
+                       certificate=None if certificate is None else Certificate(**certificate), **header)
