@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_digits, load_svmlight_file
 
+from ._progress import tqdm
+
 
 @dataclass(frozen=True)
 class Source:
@@ -150,8 +152,10 @@ def _download(source: Source, folder: Path, name: str, timeout: float) -> bytes:
         pooch = _pooch()
         fetcher = pooch.create(path=scratch if source.convert else folder, base_url="", registry=registry(),
                                urls={name: source.url}, retry_if_failed=DOWNLOAD_RETRIES)
+        # ours (a text bar in notebooks too); a total, since pooch tests the bar for truth, and sets it
+        bar = tqdm(total=1, unit="B", unit_scale=True, desc=f"downloading {name}")
         try:
-            kept = fetcher.fetch(name, downloader=pooch.HTTPDownloader(timeout=timeout, progressbar=True))
+            kept = fetcher.fetch(name, downloader=pooch.HTTPDownloader(timeout=timeout, progressbar=bar))
         except OSError as exc:  # requests' errors are OSErrors (an unsupported URL scheme too)
             raise DataUnavailableError(_missing(name, folder, f"the download from {source.url} failed: {exc}")) from exc
         except ValueError as exc:
@@ -160,6 +164,8 @@ def _download(source: Source, folder: Path, name: str, timeout: float) -> bytes:
             # pooch's checksum mismatch: it deleted the file
             raise ValueError(f"the file downloaded from {source.url} does not have the sha256 of the published file "
                              f"({exc}); it was not saved") from exc
+        finally:
+            bar.close()
         return Path(kept).read_bytes()
 
 

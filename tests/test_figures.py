@@ -236,7 +236,9 @@ def test_convergence_and_timing_quick(tmp_path):
 def test_the_researchers_notebook_runs_from_the_public_api(tmp_path, monkeypatch):
     """docs/verify_gaps.ipynb executes top to bottom outside the repository (its cells assert the
     certified brackets: every certificate holds the references' p*, verify agrees, every method
-    of the comparison is optimal), prints no warning, and shows its table and both figures."""
+    of the comparison is optimal), prints no warning, and shows its table and both figures, and
+    its progress bars as one line of text each (a display updated in place: an exported copy
+    shows it too), neither widgets nor a line of stderr per refresh."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -255,6 +257,12 @@ def test_the_researchers_notebook_runs_from_the_public_api(tmp_path, monkeypatch
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == 2  # the comparison's gaps and the convergence figure
     assert any("Verification(agree=True" in o.get("data", {}).get("text/plain", "") for o in outputs)
+    assert "pg's check at iteration 10:" in text  # the callback's second check
+    # progress: one line of text per bar (newton's, the figure's), no widget, nothing on stderr
+    assert not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    shown = [o.data["text/plain"] for o in outputs if o.output_type == "display_data" and "text/plain" in o.data]
+    assert any(line.startswith("convergence: 100%") for line in shown) and "\r" not in "".join(shown), shown
+    assert "it/s" not in streams and "%|" not in streams, streams
 
 
 def test_kernel_times_quick():

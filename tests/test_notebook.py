@@ -1,11 +1,15 @@
 """What a notebook shows: short reprs of results, certificates and problems (the bracket and how a
 run ended, never a wall of α values), and an HTML table for results."""
 
+import time
+
 import numpy as np
 import scipy.linalg
 from problems import random_indefinite
 
 from indkernel import ComponentwiseSVMProblem, SVMProblem, solve
+from indkernel._progress import if_slow
+from indkernel.core import rank_one
 
 
 def test_a_result_shows_its_bracket_in_one_line_and_as_a_table():
@@ -34,19 +38,55 @@ def test_a_problem_shows_its_parts_and_a_spectrum_only_once_known():
     assert "Componentwise(h=[0.5, 2])" in componentwise and "K0/(√h√hᵀ)" in componentwise
 
 
-def test_progress_counts_iterations_with_the_gap_and_needs_no_widgets(capsys):
+def test_progress_counts_iterations_with_the_gap(capsys):
     """The bar has no total (an estimate to max_iter misleads: 30 minutes for a 6-iteration solve)
-    and shows the certified gap; without ipywidgets it is tqdm's text bar, which does not warn
-    "IProgress not found" in a notebook."""
-    from importlib.util import find_spec
-
-    import tqdm.std
-
-    from indkernel import _progress
-
-    if find_spec("ipywidgets") is None:
-        assert _progress.tqdm is tqdm.std.tqdm
+    and shows the certified gap; outside a notebook it is tqdm's text bar on stderr."""
     K0, y = random_indefinite(30, 2)
     solve(SVMProblem(K0, y, C=2.0, rho=1.0), "newton", tol=1e-6, verbose=True)
     shown = capsys.readouterr().err
     assert "gap " in shown and "/10000" not in shown
+
+
+def test_a_progress_bar_in_a_notebook_is_one_line_of_text(tmp_path):
+    """Inside a Jupyter kernel every bar is one plain-text output updated in place (what an
+    exported notebook keeps), whether or not ipywidgets is installed: no widget, no stderr line
+    per refresh, no "IProgress not found" warning at import."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    code = ("from indkernel._progress import tqdm\n"
+            "from indkernel import IndefiniteSVC\n"
+            "from indkernel.datasets import load_digits_pair\n"
+            "for _ in tqdm(range(300), desc='steps', mininterval=0):\n"
+            "    pass\n"
+            "X, y = load_digits_pair(3, 5)\n"
+            "IndefiniteSVC(kernel='simpson', verbose=1).fit(X[:60], y[:60]).status_")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = notebook.cells[0].outputs
+    assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"], outputs
+    shown = [o.data["text/plain"] for o in outputs if o.output_type == "display_data"]
+    assert shown[0].startswith("steps: 100%|██████████| 300/300"), shown
+    assert shown[1].startswith("eigendecomposition of K0 (60×60): ")
+    assert shown[2:] == [""]  # the Newton bar, cleared when done (leave=False)
+    assert not any("widget" in key for o in outputs for key in o.get("data", {}))
+    assert "['optimal']" in outputs[-1].data["text/plain"]
+
+
+def test_a_slow_step_shows_its_clock_and_a_quick_one_nothing(capsys):
+    with if_slow("a quick step", after=0.5):
+        pass
+    assert capsys.readouterr().err == ""
+    with if_slow("a slow step", after=0.1):
+        time.sleep(0.5)
+    assert "a slow step: 00:00" in capsys.readouterr().err
+
+
+def test_the_first_compilation_says_what_it_is_doing(monkeypatch, capsys):
+    """After an install numba compiles the oracle for about 20 s: a line says so (here a stand-in
+    compilation of 1.3 s)."""
+    monkeypatch.setattr(rank_one, "_compiled", False)
+    monkeypatch.setattr(rank_one, "_compile", lambda: time.sleep(1.3))
+    rank_one.compile_oracle()
+    assert "compiling the rank-one oracle (numba; once after installing" in capsys.readouterr().err
+    assert rank_one._compiled

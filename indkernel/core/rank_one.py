@@ -44,6 +44,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .._progress import if_slow
+
 EPS = np.finfo(np.float64).eps
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
 MAX_STEPS = 100
@@ -464,6 +466,13 @@ def compile_oracle() -> None:
     global _compiled
     if _compiled:
         return
+    with if_slow("compiling the rank-one oracle (numba; once after installing, about 20 s)"):
+        _compile()
+    _compiled = True
+
+
+def _compile() -> None:
+    """Call every compiled function of the oracle once (:func:`compile_oracle`)."""
     for d, z in (([0.0, 0.0, 1.0, 2.0], [1.0, 1.0, 0.0, 1.0]), ([0.0, 1.0], [1.0, 1.0])):
         eigen = rank_one_eigen(np.array(d), np.array(z), 1.0)
         everything = np.ones(eigen.n, dtype=bool)
@@ -477,7 +486,6 @@ def compile_oracle() -> None:
         for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
             transposed_product(V, u)
             product(V, u, 1)
-    _compiled = True
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:

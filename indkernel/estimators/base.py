@@ -17,6 +17,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 from .._progress import tqdm
 from .._validation import check_memory, check_symmetric, check_two_samples
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
+from ..core.rank_one import compile_oracle
 from ..kernels import NAMED_KERNELS, by_name
 from ..solvers.registry import METHODS, method_options, solve
 from . import multiclass, progress
@@ -131,6 +132,7 @@ class BaseIndefiniteMachine(BaseEstimator):
         coefficients, intercepts, results = np.zeros((len(problems), n)), np.zeros(len(problems)), []
         rule = self._rule()
         rule_coef: np.ndarray | None = None
+        compile_oracle()  # before the bars: their estimates are the solves' alone
         oracles = [oracle for oracle in {id(p.oracle): p.oracle for p in problems}.values() if isinstance(oracle, EighProxy)]
         if len(oracles) == 1:  # the one O(n³) step, shown (and cached) before the iterations
             progress.decompose(oracles[0], "K0", bool(self.verbose))

@@ -27,6 +27,7 @@ from sklearn.preprocessing import StandardScaler
 from .. import datasets, kernels
 from .._files import write_csv, write_text
 from .._progress import tqdm
+from ..core.rank_one import compile_oracle
 from ..estimators.baselines import ModSVC, SpectrumSVC
 from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
 from ..solvers.tracking import _positive_int
@@ -377,6 +378,7 @@ def over_splits(one: Callable, splits: int, *, n_jobs, quiet: bool, what: str, s
     parallel = 1 if splits == 1 else min(splits, joblib.effective_n_jobs(n_jobs))
     if not quiet:
         print(f"{what}: {splits} split(s), {parallel} at a time{before}", flush=True)
+    compile_oracle()  # before the bar (and for the workers, which load its cache): the estimate is the fits' alone
     if splits == 1:
         bar = tqdm(total=steps, disable=quiet, desc=what)
 
