@@ -21,29 +21,40 @@ from ._files import write_whole
 from .solvers.registry import COMPARED, METHODS
 
 SIMILARITIES = ("simpson", "tangent", "sigmoid", "linear", "gaussian")
-EPILOG = """examples:
-  indkernel figures --quick                  the paper's two figures on the embedded digits (< 3 min)
-  indkernel figures all --full --dataset usps    the full figures on USPS 3 vs 5 (needs INDKERNEL_DATA)
-  indkernel solve                            the Simpson-kernel problem of the embedded digits 3 vs 5
-  indkernel solve data.npz --similarity sigmoid --a 0.01 --r -1 --C 10 --rho 1 --alpha-out alpha.npy
-  indkernel compare --methods pg apg accpm --plot compare.png
-  indkernel tables --quick                   the paper's tables on small subsets (2 random splits)
+#: The options each similarity takes (any other one given is refused, not ignored).
+SIMILARITY_OPTIONS = {"simpson": (), "linear": (), "tangent": ("--gamma",), "gaussian": ("--gamma",),
+                      "sigmoid": ("--a", "--r")}
+#: Each command's examples (its --help shows its own; the tool's --help all of them).
+EXAMPLES = {
+    "figures": """  indkernel figures --quick                  the paper's two figures on the embedded digits (< 3 min)
+  indkernel figures all --full --dataset usps    the full figures on USPS 3 vs 5 (needs INDKERNEL_DATA)""",
+    "solve": """  indkernel solve                            the Simpson-kernel problem of the embedded digits 3 vs 5
+  indkernel solve data.npz --similarity sigmoid --a 0.01 --r -1 --C 10 --rho 1 --alpha-out alpha.npy""",
+    "compare": """  indkernel compare --methods pg apg accpm --plot compare.png""",
+    "tables": """  indkernel tables --quick                   the paper's tables on small subsets (2 random splits)
   indkernel tables --splits 10               the paper's tables, mean ± sd over 10 splits, paired tests
   indkernel tables --datasets a1a-sig        rerun one data set's rows of the tables in --out
   indkernel tables --methods 'Indefinite SVM'    rerun one method's cells of the tables in --out
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
   indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
-  indkernel tables --rules                   Indefinite SVM's rules for new points against each other and denoise
-  indkernel datasets                         where the data directory is and what it holds
-
-DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
+  indkernel tables --rules                   Indefinite SVM's rules for new points against each other and denoise""",
+    "datasets": """  indkernel datasets                         where the data directory is and what it holds""",
+}
+DATA_NOTE = """DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
 similarity) and y; a .npy of features with --labels; or a text file in LIBSVM format. Without
-DATA: scikit-learn's bundled digits 3 vs 5 (no download). The data directory of the paper's data
-sets is --data-dir, else $INDKERNEL_DATA, else the system's cache folder (~/.cache/indkernel on Linux).
-
-Before any work solve and compare check their outputs (writable, not an input, not each other)
+DATA: scikit-learn's bundled digits 3 vs 5 (no download)."""
+DATA_DIRECTORY_NOTE = """The data directory of the paper's data sets is --data-dir, else $INDKERNEL_DATA, else the
+system's cache folder (~/.cache/indkernel on Linux)."""
+CHECKS_NOTE = """Before any work solve and compare check their outputs (writable, not an input, not each other)
 and the memory the similarity and its problem need (about 4 n x n float64 arrays), and refuse
 with exit code 2 and the argument's name. Ctrl-C stops any method."""
+EPILOG = "\n\n".join(["examples:\n" + "\n".join(EXAMPLES.values()), DATA_NOTE + "\n" + DATA_DIRECTORY_NOTE, CHECKS_NOTE])
+
+
+def _epilog(command: str) -> str:
+    """A command's own --help epilog: its examples and the notes that concern it."""
+    notes = [DATA_NOTE, CHECKS_NOTE] if command in ("solve", "compare") else [DATA_DIRECTORY_NOTE]
+    return "\n\n".join([f"examples:\n{EXAMPLES[command]}", *notes])
 
 
 def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
@@ -73,6 +84,11 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
                                  f"it holds {keys or 'no array'}")
             y = arrays["y"]
             if "K" in arrays:
+                options = {"--similarity": args.similarity, **_similarity_options(args)}
+                given = [option for option, value in options.items() if value is not None]
+                if given:
+                    raise ValueError(f"{', '.join(given)}: DATA {path.name} holds a precomputed similarity K, which "
+                                     "these options would not change; drop them, or give features X instead of K")
                 return arrays["K"], y, f"{name} (precomputed similarity)"
             X = arrays["X"]
         elif path.suffix == ".npy":
@@ -88,19 +104,32 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
     if len(y) != len(X):
         source = "--labels" if args.labels is not None else f"DATA {name}"
         raise ValueError(f"{source} has {len(y)} labels for the {len(X)} points of DATA {name}; give one label per point")
-    parameters = {"tangent": dict(gamma=args.gamma), "gaussian": dict(gamma=args.gamma),
-                  "sigmoid": dict(a=args.a, r=args.r)}.get(args.similarity, {})
-    function = getattr(kernels, "tangent_distance" if args.similarity == "tangent" else args.similarity)
-    check_memory(len(X), f"the {args.similarity} similarity of {len(X)} points and its problem", FIT_ARRAYS,
+    similarity = args.similarity or "simpson"
+    unused = [option for option, value in _similarity_options(args).items()
+              if value is not None and option not in SIMILARITY_OPTIONS[similarity]]
+    if unused:
+        raise ValueError(f"{', '.join(unused)}: not a parameter of the {similarity} similarity (its parameters: "
+                         f"{', '.join(SIMILARITY_OPTIONS[similarity]) or 'none'}); drop it or choose the similarity "
+                         "with --similarity")
+    defaults = {"--gamma": 0.05, "--a": 0.01, "--r": 0.0}
+    given = {option: defaults[option] if value is None else value for option, value in _similarity_options(args).items()}
+    parameters = {option.lstrip("-"): given[option] for option in SIMILARITY_OPTIONS[similarity]}
+    function = getattr(kernels, "tangent_distance" if similarity == "tangent" else similarity)
+    check_memory(len(X), f"the {similarity} similarity of {len(X)} points and its problem", FIT_ARRAYS,
                  "give fewer points or free memory")
     described = ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
     try:
         K0 = function(X, **parameters)
     except ValueError as error:  # the default (Simpson, for binary images) on ordinary features, say
-        raise ValueError(f"the {args.similarity} similarity failed on DATA's features: {error}. Choose the similarity "
+        raise ValueError(f"the {similarity} similarity failed on DATA's features: {error}. Choose the similarity "
                          f"for these data with --similarity ({', '.join(SIMILARITIES)}; simpson is for binary images, "
                          "sigmoid or gaussian for ordinary features)") from error
-    return K0, y, f"{name}, {args.similarity} similarity" + (f" ({described})" if described else "")
+    return K0, y, f"{name}, {similarity} similarity" + (f" ({described})" if described else "")
+
+
+def _similarity_options(args) -> dict[str, float | None]:
+    """The similarity's options as given on the command line (None: not given)."""
+    return {"--gamma": args.gamma, "--a": args.a, "--r": args.r}
 
 
 def _check_archive(path: Path) -> None:
@@ -351,7 +380,7 @@ def _run_tables(args) -> int:
 
 
 def _datasets(args) -> int:
-    from .datasets import data_directory, data_status
+    from .datasets import SOURCES, data_directory, data_status
 
     folder = data_directory(args.data_dir)
     if folder.exists() and not folder.is_dir():
@@ -367,7 +396,10 @@ def _datasets(args) -> int:
         print("missing files are downloaded on first use when the network allows; otherwise put them in the "
               "data directory. Sources:")
         for row in missing.itertuples():
-            print(f"  {row.file}: {row.source}")
+            source = SOURCES[row.file]
+            converted = "" if source.convert is None else \
+                f" (put {source.published_name} there as published: it is converted on first use)"
+            print(f"  {row.file}: {row.source}{converted}")
     print("always available: scikit-learn's bundled digits (indkernel.datasets.load_digits_pair)")
     return 0
 
@@ -419,11 +451,12 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("data", nargs="?", metavar="DATA", help="features or a similarity (see below); "
                          "default: the embedded digits 3 vs 5")
     problem.add_argument("--labels", help="labels for a .npy DATA file (.npy, or one label a line)")
-    problem.add_argument("--similarity", choices=SIMILARITIES, default="simpson",
-                         help="similarity computed from features (default simpson; ignored for a precomputed K)")
-    problem.add_argument("--gamma", type=float, default=0.05, help="width of the tangent / gaussian similarity")
-    problem.add_argument("--a", type=float, default=0.01, help="slope a of the sigmoid tanh(a<x, y> + r)")
-    problem.add_argument("--r", type=float, default=0.0, help="offset r of the sigmoid")
+    problem.add_argument("--similarity", choices=SIMILARITIES, default=None,
+                         help="similarity computed from features (default simpson; refused with a precomputed K)")
+    problem.add_argument("--gamma", type=float, default=None,
+                         help="width of the tangent / gaussian similarity (default 0.05)")
+    problem.add_argument("--a", type=float, default=None, help="slope a of the sigmoid tanh(a<x, y> + r) (default 0.01)")
+    problem.add_argument("--r", type=float, default=None, help="offset r of the sigmoid (default 0)")
     problem.add_argument("--C", type=_positive, default=10.0, help="misclassification penalty (default 10)")
     problem.add_argument("--rho", type=_penalty, default=1.0, help="penalty on ||K - K0||_F^2 (default 1; inf: the clipped kernel (K0)_+)")
     problem.add_argument("--class-weight", choices=("balanced", "authors"), default=None,
@@ -440,24 +473,31 @@ def build_parser() -> argparse.ArgumentParser:
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
                                 description="Solve eq:kern_learn and print lower bound, certified upper bound "
                                             "and gap. Exit code 0 when the gap met --tol, 1 otherwise.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    solve.add_argument("--method", choices=list(METHODS), default="newton")
+                                epilog=_epilog("solve"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    solve.add_argument("--method", choices=list(METHODS), default="newton", metavar="METHOD",
+                       help=f"the method ({', '.join(METHODS)}; default newton, the fastest; pg and accpm are the "
+                            "paper's; sdp for small n only)")
     solve.add_argument("--alpha-out", help="write the solution alpha here (.npy)")
     solve.add_argument("--history-out", help="write the history (iteration, time, lower, upper, gap, scale) here (.csv)")
     solve.set_defaults(run=_solve)
 
     compare = commands.add_parser("compare", parents=[problem], help="run several methods on one problem",
                                   description="Run several methods on the same problem; print a table and "
-                                              "optionally plot the certified gaps.")
-    compare.add_argument("--methods", nargs="+", default=list(COMPARED), choices=list(METHODS))
+                                              "optionally plot the certified gaps.",
+                                  epilog=_epilog("compare"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    compare.add_argument("--methods", nargs="+", default=list(COMPARED), choices=list(METHODS), metavar="METHOD",
+                         help=f"the methods to run, in order (any of {', '.join(METHODS)}; default "
+                              f"{' '.join(COMPARED)})")
     compare.add_argument("--plot", help="write the gap-versus-iteration/time plot here (.png)")
     compare.set_defaults(run=_compare)
 
     figures = commands.add_parser("figures", parents=[common], help="reproduce the paper's convergence and "
                                   "timing figures (CSV and PNG)",
                                   description="fig:convergence_figures and fig:time_figures: compute the long "
-                                              "tables, save them as CSV and draw the PNGs into --out.")
-    figures.add_argument("which", nargs="?", choices=("convergence", "timing", "all"), default="all")
+                                              "tables, save them as CSV and draw the PNGs into --out.",
+                                  epilog=_epilog("figures"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    figures.add_argument("which", nargs="?", choices=("convergence", "timing", "all"), default="all",
+                         help="which figure: convergence, timing or all (default)")
     size = figures.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="small subsets, few runs (default; minutes)")
     size.add_argument("--full", action="store_true", help="the paper's sizes and 10 runs (an hour or more)")
@@ -469,7 +509,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tables = commands.add_parser("tables", parents=[common], help="reproduce the paper's three tables",
                                  description="table:data_stats, table:gen_performance and "
-                                             "table:gen_performance_perturbSVM with the paper's protocol.")
+                                             "table:gen_performance_perturbSVM with the paper's protocol.",
+                                 epilog=_epilog("tables"), formatter_class=argparse.RawDescriptionHelpFormatter)
     tables.add_argument("--quick", action="store_true", help="subsets of 120 points, small grids")
     tables.add_argument("--digits", action="store_true", help="the embedded digits instead of the paper's data")
     tables.add_argument("--multiclass", action="store_true",
@@ -510,7 +551,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "delete them to recompute), nor for --datasets and --methods, which update the tables")
     tables.set_defaults(run=_tables)
 
-    data = commands.add_parser("datasets", parents=[common], help="where the data directory is and what it holds")
+    data = commands.add_parser("datasets", parents=[common], help="where the data directory is and what it holds",
+                               description="Print the data directory and, for each of the paper's data files, "
+                                           "whether it is there with the published checksum, and where a missing "
+                                           "one is published (missing files download on first use when online).",
+                               epilog=_epilog("datasets"), formatter_class=argparse.RawDescriptionHelpFormatter)
     data.set_defaults(run=_datasets)
     return parser
 

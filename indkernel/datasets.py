@@ -39,6 +39,11 @@ class Source:
     download_sha256: str | None = None
     convert: Callable[[bytes], bytes] | None = None
 
+    @property
+    def published_name(self) -> str:
+        """The name of the file as published (the URL's last part: ``usps.h5`` for ``usps.npz``)."""
+        return self.url.rsplit("/", 1)[-1]
+
 
 def _github(repo: str, commit: str, path: str) -> str:
     return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
@@ -118,10 +123,18 @@ def fetch(name: str, data_dir=None, *, download: bool = True, timeout: float = 3
         raise ValueError(f"unknown data file {name!r}; the known ones are {sorted(SOURCES)}")
     source, folder = SOURCES[name], data_directory(data_dir)
     path = folder / name
+    published = folder / source.published_name
     if not path.is_file():
-        if not download:
+        if source.convert is not None and published.is_file():  # the published file, put there by hand
+            raw = published.read_bytes()
+            if hashlib.sha256(raw).hexdigest() != source.download_sha256:
+                raise ValueError(f"{published} does not have the sha256 of the published {published.name} "
+                                 f"({source.download_sha256}): a different or corrupted copy; replace it with the "
+                                 f"file published at {source.url}")
+        elif not download:
             raise DataUnavailableError(_missing(name, folder, "downloads are off (download=False)"))
-        raw = _download(source, folder, name, timeout)
+        else:
+            raw = _download(source, folder, name, timeout)
         if source.convert is None:
             return path  # pooch checked its sha256 before keeping it
         converted = path.with_name(path.name + ".part")
@@ -194,9 +207,13 @@ USPS_LABEL_COUNTS = np.array([1553, 1269, 929, 824, 852, 716, 834, 792, 708, 821
 
 
 def _missing(name: str, folder: Path, why: str) -> str:
-    return (f"{name} is not in {folder} and {why}. Put {name} (sha256 {SOURCES[name].sha256}, "
-            f"published at {SOURCES[name].url}) in that folder, or point INDKERNEL_DATA (or data_dir=) "
-            "at a folder that holds it")
+    source = SOURCES[name]
+    if source.convert is None:
+        what = f"Put {name} (sha256 {source.sha256}, published at {source.url}) in that folder"
+    else:
+        what = (f"Put the published {source.published_name} (sha256 {source.download_sha256}, from {source.url}) in "
+                f"that folder as it is: it is converted to {name} on first use (needs h5py)")
+    return f"{name} is not in {folder} and {why}. {what}, or point INDKERNEL_DATA (or data_dir=) at a folder that holds it"
 
 
 def data_status(data_dir=None) -> pd.DataFrame:
@@ -282,7 +299,10 @@ def load_libsvm(path, n_features: int | None = None) -> tuple[np.ndarray, np.nda
     try:
         X, y = load_svmlight_file(str(path), n_features=n_features)
     except (ValueError, OverflowError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not a valid LIBSVM-format file ('label index:value ...' per line): {exc}") from exc
+        detail = str(exc) if len(str(exc)) <= 120 else str(exc)[:100] + "…"  # a row of a CSV can be long
+        raise ValueError(f"{path} is not a valid LIBSVM-format file ('label index:value ...' per line): {detail}. A "
+                         "matrix in another text format (CSV) can be saved as .npz: np.savez(name, K=K, y=y) for a "
+                         "similarity, or X=X and y=y for features") from exc
     if X.shape[0] * X.shape[1] > MAX_DENSE_ENTRIES:
         raise ValueError(f"{path} has feature indices up to {X.shape[1]}: a dense {X.shape[0]} x {X.shape[1]} matrix "
                          f"exceeds {MAX_DENSE_ENTRIES:.0e} entries; renumber the features from 1")

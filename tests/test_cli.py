@@ -92,6 +92,45 @@ def test_help_teaches_every_command(capsys):
         assert command in out
 
 
+@pytest.mark.parametrize("command", ["solve", "compare", "figures", "tables", "datasets"])
+def test_each_commands_help_shows_its_own_examples_and_every_option_explained(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    examples = [line.split()[1] for line in out.split("examples:")[1].splitlines() if line.startswith("  indkernel ")]
+    assert examples and set(examples) == {command}
+    from indkernel.cli import build_parser
+
+    commands = next(action for action in build_parser()._actions if action.dest == "command")
+    parser = commands.choices[command]
+    assert parser.description
+    unexplained = [action.option_strings or action.dest for action in parser._actions if not action.help]
+    assert not unexplained
+
+
+def test_similarity_options_that_would_be_ignored_are_refused(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    K = rng.random((6, 6))
+    np.savez(tmp_path / "k.npz", K=K + K.T, y=[0, 1] * 3)
+    np.savez(tmp_path / "x.npz", X=rng.random((6, 3)), y=[0, 1] * 3)
+    assert main(["solve", str(tmp_path / "k.npz"), "--gamma", "0.1", "--quiet"]) == 2
+    assert "--gamma: DATA k.npz holds a precomputed similarity K" in capsys.readouterr().err
+    assert main(["solve", str(tmp_path / "k.npz"), "--similarity", "gaussian", "--quiet"]) == 2
+    assert "--similarity: DATA k.npz holds a precomputed similarity K" in capsys.readouterr().err
+    assert main(["solve", str(tmp_path / "x.npz"), "--similarity", "sigmoid", "--gamma", "0.1", "--quiet"]) == 2
+    assert "--gamma: not a parameter of the sigmoid similarity (its parameters: --a, --r)" in capsys.readouterr().err
+    assert main(["solve", str(tmp_path / "x.npz"), "--similarity", "gaussian", "--gamma", "0.1"]) == 0
+    assert "gaussian similarity (gamma = 0.1)" in capsys.readouterr().err
+
+
+def test_a_csv_matrix_is_told_how_to_become_data_in_one_short_line(capsys, tmp_path):
+    K = np.random.default_rng(0).random((40, 40))
+    np.savetxt(tmp_path / "K.csv", K + K.T, delimiter=",")
+    assert main(["solve", str(tmp_path / "K.csv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is not a valid LIBSVM-format file" in err and "np.savez(name, K=K, y=y)" in err and len(err) < 500
+
+
 @pytest.mark.parametrize("argv, message", [
     (["solve", "--rho", "-1"], "argument --rho: expected a positive number or inf"),
     (["solve", "--C", "-1"], "argument --C: expected a positive finite number"),

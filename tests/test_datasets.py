@@ -182,6 +182,29 @@ def test_usps_download_is_converted_from_the_published_h5(monkeypatch, tmp_path,
     assert X.shape == (5, 256)
 
 
+def test_a_published_usps_h5_put_by_hand_is_converted_without_a_download(monkeypatch, tmp_path):
+    """Without a network the missing-file message names the file as published (usps.h5), and that
+    file put in the data directory as it is is converted on first use; a wrong copy is refused."""
+    h5py = pytest.importorskip("h5py")
+    with pytest.raises(DataUnavailableError, match=r"Put the published usps.h5 \(sha256 .*\) in that folder as it is: "
+                       "it is converted to usps.npz on first use"):
+        load_usps((3, 5), tmp_path, download=False)
+    raw = io.BytesIO()
+    with h5py.File(raw, "w") as h5:
+        for split, n in (("train", 4), ("test", 2)):
+            h5.create_dataset(f"{split}/data", data=np.full((n, 256), 0.5, dtype=np.float32))
+            h5.create_dataset(f"{split}/target", data=np.array([3, 5, 3, 5][:n], dtype=np.int32))
+    content = raw.getvalue()
+    (tmp_path / "usps.h5").write_bytes(content)
+    with pytest.raises(ValueError, match="does not have the sha256 of the published usps.h5"):
+        load_usps((3, 5), tmp_path, download=False)
+    source = SOURCES["usps.npz"]
+    monkeypatch.setitem(SOURCES, "usps.npz", Source(source.url, sha256="x" * 64, convert=source.convert,
+                                                      download_sha256=hashlib.sha256(content).hexdigest()))
+    X, y = load_usps((3, 5), tmp_path, download=False)
+    assert X.shape == (6, 256) and (tmp_path / "usps.npz").is_file()
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: load_usps((3, 3)), "must differ"),
     (lambda: load_usps((3, 12)), "digits must be 0-9"),
