@@ -13,6 +13,10 @@ from indkernel.datasets import load_digits_pair
 from indkernel.kernels import simpson
 from indkernel.solvers import METHODS
 
+#: Why a test of the paper's real data files skips, and what to set to run it.
+NEEDS_DATA = ("needs the paper's real data files: set INDKERNEL_DATA to a folder that holds them (`indkernel "
+              "datasets` lists them and where they are published; they download there when online); every other "
+              "test uses small stand-ins")
 #: The methods, read from the registry (a method added there is tested by every test over these):
 #: every one; the iterative ones (not the one conic solve of "sdp"); those without a conic model;
 #: and those that need nothing of a problem (no conic model, no bounded set, any ρ).

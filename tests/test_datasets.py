@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from problems import NEEDS_DATA
 
 from indkernel import datasets
 from indkernel.datasets import (
@@ -26,7 +27,7 @@ from indkernel.datasets import (
 )
 
 configured = pytest.mark.skipif(not os.environ.get("INDKERNEL_DATA"),
-                                reason="no data directory configured: set INDKERNEL_DATA to the shared data folder")
+                                reason=NEEDS_DATA)
 
 
 @configured

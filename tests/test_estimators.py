@@ -571,6 +571,7 @@ def test_a_fitted_model_owns_its_training_data(kernel):
     np.testing.assert_array_equal(model.proxy_kernel_, kernel_before)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=1: quick fits, warned
 def test_fits_from_several_threads_leave_the_warnings_filters_as_found(monkeypatch):
     """``warnings.catch_warnings`` saves and restores the process's filters: fits in two threads,
     one ending while the other is inside, left an ("always", Warning) filter installed. The

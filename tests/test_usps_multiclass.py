@@ -4,13 +4,14 @@ import os
 
 import numpy as np
 import pytest
+from problems import NEEDS_DATA
 
 from indkernel.cli import main
 from indkernel.reproduction import usps_multiclass
 from indkernel.reproduction.measure import measure, resident_bytes
 
 configured = pytest.mark.skipif(not os.environ.get("INDKERNEL_DATA"),
-                                reason="no data directory configured: set INDKERNEL_DATA to the shared data folder")
+                                reason=NEEDS_DATA)
 
 
 @pytest.mark.skipif(resident_bytes() is None, reason="no /proc/self/statm on this system")

@@ -457,14 +457,20 @@ class MercerProxy:
 #: computed in low precision (a Gram matrix computed in float32 has about 1e-8 relative) and
 #: clipped; the certified upper bounds pay for the clip (:meth:`MercerProxy.clipping_allowance`).
 PSD_TOL = 1e-6
+#: A clip is warned about beyond what computing a Gram matrix in float64 leaves: each entry within
+#: about ``COMPUTED_KERNEL_FACTOR·u`` of its value (distances by ``‖x‖² + ‖y‖² - 2⟨x, y⟩`` lose
+#: digits: scikit-learn's Gaussian Gram matrices have eigenvalues near -1e-13·‖K0‖₂ at n = 30), so
+#: its eigenvalues within n times that.
+COMPUTED_KERNEL_FACTOR = 1e3
 
 
 def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
     """``(K, ‖K‖₂, (‖N‖₂, ‖N‖_F))`` with ``K = K0`` if it is PSD, else ``K = (K0)_+ = K0 + N`` if
     its negative eigenvalues are small (above ``-PSD_TOL·‖K0‖₂``), N the clipped negative part; a
-    ValueError pointing to the indefinite-kernel problem otherwise. A clip beyond the eigensolver's
-    round-off (``ROUNDOFF_FACTOR·n·u·‖K0‖₂``) is warned about: the problem is then solved on
-    ``(K0)_+``, and its certified upper bounds are widened so they hold for the K0 given."""
+    ValueError pointing to the indefinite-kernel problem otherwise. The problem is then solved on
+    ``(K0)_+``, and its certified upper bounds are widened so they hold for the K0 given; a clip
+    beyond the round-off of a Gram matrix computed in float64 (``COMPUTED_KERNEL_FACTOR·n·u·‖K0‖₂``)
+    is warned about."""
     values = scipy.linalg.eigvalsh(K0)
     lowest, norm = float(values[0]), float(np.abs(values).max())
     if lowest >= 0:
@@ -475,9 +481,9 @@ def psd_part(K0: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
             "PerturbSVM (eq:learn-mercer) needs a Mercer kernel: use SVMProblem / IndefiniteSVC for indefinite K0"
         )
     negative = values[values < 0]
-    if lowest < -ROUNDOFF_FACTOR * K0.shape[0] * UNIT_ROUNDOFF * norm:
+    if lowest < -COMPUTED_KERNEL_FACTOR * K0.shape[0] * UNIT_ROUNDOFF * norm:
         warnings.warn(f"K0 has {negative.size} negative eigenvalue(s), the smallest {lowest:.3g} ({lowest / norm:.2g} of "
-                      "‖K0‖₂), beyond round-off: PerturbSVM solves on (K0)_+ and widens its certified upper bounds by "
+                      "‖K0‖₂), beyond a float64 Gram matrix's round-off: PerturbSVM solves on (K0)_+ and widens its certified upper bounds by "
                       "what the clip can change; use SVMProblem / IndefiniteSVC to solve on K0 itself", stacklevel=3)
     d, V = scipy.linalg.eigh(K0)
     K = (V * np.maximum(d, 0.0)) @ V.T
