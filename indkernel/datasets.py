@@ -301,7 +301,7 @@ def load_libsvm(path, n_features: int | None = None) -> tuple[np.ndarray, np.nda
     except (ValueError, OverflowError, UnicodeDecodeError) as exc:
         detail = str(exc) if len(str(exc)) <= 120 else str(exc)[:100] + "…"  # a row of a CSV can be long
         raise ValueError(f"{path} is not a valid LIBSVM-format file ('label index:value ...' per line): {detail}. A "
-                         "matrix in another text format (CSV) can be saved as .npz: np.savez(name, K=K, y=y) for a "
+                         "matrix in another text format (CSV) can be saved as .npz: numpy.savez(name, K=K, y=y) for a "
                          "similarity, or X=X and y=y for features") from exc
     if X.shape[0] * X.shape[1] > MAX_DENSE_ENTRIES:
         raise ValueError(f"{path} has feature indices up to {X.shape[1]}: a dense {X.shape[0]} x {X.shape[1]} matrix "

@@ -128,7 +128,7 @@ def test_a_csv_matrix_is_told_how_to_become_data_in_one_short_line(capsys, tmp_p
     np.savetxt(tmp_path / "K.csv", K + K.T, delimiter=",")
     assert main(["solve", str(tmp_path / "K.csv"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "is not a valid LIBSVM-format file" in err and "np.savez(name, K=K, y=y)" in err and len(err) < 500
+    assert "is not a valid LIBSVM-format file" in err and "numpy.savez(name, K=K, y=y)" in err and len(err) < 500
 
 
 @pytest.mark.parametrize("argv, message", [
