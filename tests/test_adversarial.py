@@ -228,18 +228,20 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
 
 def test_the_sdp_route_ends_near_its_time_limit():
     """The conic solve cannot be interrupted from outside: the solver gets the time left (it took
-    9-17 s where 0.2 s was asked). Without a certified point the run says it ran out of time."""
+    9-17 s where 0.2 s was asked). Short of tol it says it ran out of time, with the bracket of the
+    start it certified first."""
     import time
+    import warnings
 
     p = SVMProblem(random_kernel(60, 7), labels(60, 7))
     start = time.perf_counter()
-    try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = solve(p, "sdp", time_limit=0.3)
-    except SolveError as exc:
-        assert "time_limit=0.3" in str(exc)
-    else:
-        assert result.status in ("optimal", "time_limit", "inaccurate")
     assert time.perf_counter() - start < 3.0
+    assert result.status in ("optimal", "time_limit", "inaccurate")
+    if result.status == "time_limit":
+        assert "time_limit=0.3" in result.stop_reason and "time_limit=0.3" in str(caught[-1].message)
 
 
 def test_a_run_that_fails_before_any_certificate_says_why(monkeypatch):
@@ -263,8 +265,9 @@ def test_a_solver_panic_is_a_named_failure(monkeypatch):
     result = solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
     assert result.status == "optimal" and result.details["sdp_solver"] == "SCS"
     monkeypatch.setattr(cvxpy.Problem, "get_problem_data", panic)  # SCS's route too
-    with pytest.raises(SolveError, match="panicked"):
-        solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
+    with pytest.warns(ConvergenceWarning, match="panicked"):  # a failure with the start's certified bracket
+        result = solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
+    assert result.status == "failed" and "SCS: the solver panicked" in result.stop_reason and result.iterations == 1
 
 
 # ----- infeasible points and edge values -----------------------------------------------------

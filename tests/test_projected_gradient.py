@@ -21,9 +21,11 @@ def test_check_every_sets_the_history_rows():
     K0, y = FACTORIES["random"](15, 2)
     with pytest.warns(ConvergenceWarning, match="max_iter=50"):
         result = solve(SVMProblem(K0, y, C=2.0), "pg", tol=1e-12, max_iter=50, check_every=7, bound="free")
-    # the checks, the last iterate, and the tight certificate at the best point, which tightens the bracket
-    assert list(result.history.iteration) == [0, 7, 14, 21, 28, 35, 42, 49, 50, 50]
+    # the start, the checks, the last iterate: one row per iteration, the last one's bracket tightened
+    # by the tight certificate at the best point
+    assert list(result.history.iteration) == [0, 7, 14, 21, 28, 35, 42, 49, 50]
     assert result.history.upper.iloc[-1] < result.history.upper.iloc[-2]
+    assert result.history.upper.iloc[-1] == result.upper and result.iterations == 50
 
 
 @pytest.mark.parametrize("kwargs, match", [({"step": 0}, "step must be a positive"),

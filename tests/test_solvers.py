@@ -155,13 +155,15 @@ def test_a_callback_sees_every_certified_check_and_can_end_the_run(method):
     p_star = reference_optimum("random", 20, 7, 2.0, 1.0)[0]
     states = []
     full = solve(problem, method, tol=1e-6, callback=states.append)
-    assert len(states) == len(full.history) >= 1
-    for state, (_, row) in zip(states, full.history.iterrows(), strict=True):
+    last = {state.iteration: state for state in states}  # the history keeps an iteration's last check
+    assert list(last) == list(full.history.iteration) and states[0].iteration == 0
+    for state in states:
         assert problem.feasible.violation(state.alpha) <= 1e-12
         value, certificate = problem.objective_at(state.alpha), state.certificate
         assert value - 2 * certificate.allowance - 1e-12 * abs(value) <= certificate.lower <= value
-        assert (state.lower, state.upper, state.iteration) == (row["lower"], row["upper"], row["iteration"])
         assert state.lower <= p_star + 1e-9 and state.upper >= p_star - 1e-9
+    for (_, row), state in zip(full.history.iterrows(), last.values(), strict=True):
+        assert (state.lower, state.upper) == (row["lower"], row["upper"])
     assert states[-1].relative_gap <= 1e-6 and full.status == "optimal"
 
     seen = []
@@ -228,6 +230,22 @@ def test_result_files_refuse_what_they_cannot_read_or_write(tmp_path):
     np.savez(tmp_path / "old.npz", alpha=np.ones(3), history=np.ones((1, 6)), header=np.array('{"format": "x/0"}'))
     with pytest.raises(ValueError, match="not a result file of this version"):
         load_result(tmp_path / "old.npz")
+
+
+@pytest.mark.parametrize("method", slow_exchange(sorted(METHODS)))
+def test_every_method_starts_at_the_shared_start_with_one_row_per_iteration(method):
+    """Iteration 0 of every history is the same α, ``problem.initial_point()`` (so a comparison's
+    curves start at one point), and each later row is the iteration's last certified bracket,
+    labelled by the steps behind its point."""
+    K0, y = FACTORIES["random"](12, 3)
+    problem = SVMProblem(K0, y, C=2.0)
+    states = []
+    result = solve(problem, method, tol=1e-6, callback=states.append)
+    start = problem.initial_point()
+    assert states[0].iteration == 0 and np.array_equal(states[0].alpha, start)
+    assert result.history.iteration.iloc[0] == 0 and np.all(np.diff(result.history.iteration) > 0)
+    assert result.history.lower.iloc[0] == pytest.approx(problem.objective_at(start), rel=1e-9)
+    assert result.history.iteration.iloc[-1] == result.iterations
 
 
 def test_absolute_tolerance():
@@ -404,8 +422,9 @@ def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_wor
 
 def test_a_comparison_table_shows_its_bounds_apart_and_keeps_its_history_out_of_sight():
     """Its repr (text and HTML) has no history column (the JSON of every gap, kept on the table for
-    to_csv and the plot) and prints each bound with the digits that tell it from the other; the
-    sdp route's one point is drawn as a marker (a one-point line draws nothing)."""
+    to_csv and the plot) and prints each bound with the digits that tell it from the other; every
+    method is drawn from the shared start (iteration 0) with its own line style and marker, the
+    sdp route's two points too."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -423,8 +442,11 @@ def test_a_comparison_table_shows_its_bounds_apart_and_keeps_its_history_out_of_
     assert bound_digits([8.0], [8.0 + 1e-8]) == 11 and bound_digits([np.nan], [np.nan]) == 6
     assert bound_digits([1.0], [2.0]) == 6 and bound_digits([1.0], [1.0]) == 17
     axes = plot_comparison(table)
-    sdp = [line for line in axes[0].get_lines() if line.get_label() == "sdp"][0]
-    assert len(sdp.get_xdata()) == 1 and sdp.get_marker() == "o"
+    lines = {line.get_label(): line for line in axes[0].get_lines()}
+    assert list(lines["sdp"].get_xdata()) == [0, 1] and lines["sdp"].get_marker() == "*"
+    assert lines["newton"].get_xdata()[0] == 0 and lines["newton"].get_marker() == "^"
+    assert (lines["sdp"].get_linestyle(), lines["sdp"].get_marker()) != (lines["newton"].get_linestyle(),
+                                                                         lines["newton"].get_marker())
     plt.close("all")
 
 

@@ -25,7 +25,8 @@ from .._progress import tqdm
 from ..core.rank_one import compile_oracle
 from ..core.svm_problem import SVMProblem
 from ..solvers.accpm import PAPER
-from ..solvers.registry import solve
+from ..solvers.registry import MARKERS_PER_LINE, solve
+from ..solvers.registry import STYLES as solver_styles
 
 #: Display names of the methods, as in the paper.
 LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
@@ -34,6 +35,11 @@ LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
 #: One colour per method in every figure.
 COLORS = {"pg": "tab:blue", "accpm-paper": "tab:orange", "accpm": "tab:green", "exchange": "tab:brown",
           "apg": "tab:red", "newton": "tab:purple"}
+#: One line style and marker per method (the solvers' own, and the paper's ACCPM), so the figures
+#: read in print too.
+STYLES = {**solver_styles, "accpm-paper": dict(linestyle=(0, (3, 1, 1, 1, 1, 1)), marker="x")}
+#: The data sets' names in the titles.
+DATA_NAMES = {"digits": "scikit-learn's digits 3 vs 5", "usps": "USPS 3 vs 5"}
 #: Figure names of method variants: (method, options of ``solve``).
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"accpm-paper": ("accpm", PAPER),
                                                     "exchange": ("exchange", {"master": "mkl"})}
@@ -185,30 +191,39 @@ def convergence_summary(table: pd.DataFrame, iterations=(100, 500)) -> pd.DataFr
 
 
 def plot_convergence(table: pd.DataFrame, path: Path) -> None:
-    """Two panels against iteration (semilog), one colour per method (:data:`COLORS`): the
-    certified gap, and the certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the
-    smallest certified upper bound on the subset); the mean of log10 over runs, dashed at ± one
-    standard deviation; the legend below the panels."""
+    """Two panels against iteration (semilog), one colour, line style and marker per method
+    (:data:`COLORS`, :data:`STYLES`), every curve from the start all methods share (iteration 0):
+    the certified gap, and the certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the
+    smallest certified upper bound on the subset); the mean of log10 over runs, shaded at ± one
+    standard deviation; the data set (from the CSV's name) and n in the title; the legend below."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 5), sharex=True)
     for method, group in table.groupby("method", sort=False):
         for ax, values in zip(axes, (group.gap, group.p_hat - group.lower), strict=True):
             mean, std = _mean_log(group, values)
-            ax.semilogy(mean.index, 10 ** mean, color=COLORS.get(method), label=LABELS.get(method, method))
-            for sign in (-1, 1):
-                ax.semilogy(mean.index, 10 ** (mean + sign * std), "--", color=COLORS.get(method), linewidth=0.8)
+            ax.semilogy(mean.index, 10 ** mean, color=COLORS.get(method), label=LABELS.get(method, method),
+                        markevery=max(1, len(mean) // MARKERS_PER_LINE), markersize=5, **STYLES.get(method, {}))
+            ax.fill_between(mean.index, 10 ** (mean - std), 10 ** (mean + std), color=COLORS.get(method), alpha=0.12,
+                            linewidth=0)
     n, runs = int(table.n.iloc[0]), table.run.nunique()
     axes[0].set(xlabel="iteration", ylabel="certified duality gap", title="certified gap (tight at every iterate)")
     axes[1].set(xlabel="iteration", ylabel="p̂ − f(α)",
                 title="suboptimality against p̂, the best certified upper bound")
-    fig.suptitle(f"Simpson kernel, {runs} random subsets of n = {n}: mean ± 1 std (dashed)")
+    fig.suptitle(f"Convergence on {_data_name(path)}, Simpson kernel: {runs} random subsets of n = {n}, "
+                 "mean ± 1 std (shaded)")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, frameon=False)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     write_whole(path, lambda file: fig.savefig(file, dpi=120, format="png"))
     plt.close(fig)
+
+
+def _data_name(path: Path) -> str:
+    """The data set of a figure, from its file's name ``<figure>_<dataset>_<mode>``."""
+    parts = Path(path).stem.split("_")
+    return DATA_NAMES.get(parts[1], parts[1]) if len(parts) == 3 else "the data"
 
 
 def timing_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -223,9 +238,10 @@ def timing_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_timing(table: pd.DataFrame, path: Path) -> None:
-    """Total time and time per iteration against n (log-log), one colour per method
-    (:data:`COLORS`), one line style per ρ; hollow markers where some run stopped at the time limit
-    before the gap; the legend below the panels, the measured n as plain tick labels."""
+    """Total time and time per iteration against n (log-log), one colour and marker per method
+    (:data:`COLORS`, :data:`STYLES`), one line style per ρ; hollow markers where some run stopped
+    at the time limit before the gap; the data set and sizes in the title, the legend below the
+    panels, the measured n as plain tick labels."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.ticker import NullFormatter
@@ -234,21 +250,25 @@ def plot_timing(table: pd.DataFrame, path: Path) -> None:
     styles = dict(zip(sorted(summary.rho.unique()), ["-", "--", ":", "-."], strict=False))
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
     for (method, rho), group in summary.groupby(["method", "rho"]):
-        color = COLORS.get(method)
+        color, marker = COLORS.get(method), STYLES.get(method, {}).get("marker", "o")
         for ax, column in zip(axes, ("seconds", "per_iteration"), strict=True):
             ax.loglog(group.n, group[column], styles[rho], color=color)
             capped = group.reached < group.runs
-            ax.loglog(group.n[~capped], group[column][~capped], "o", color=color, markersize=4)
-            ax.loglog(group.n[capped], group[column][capped], "o", mfc="none", color=color, markersize=6)
+            ax.loglog(group.n[~capped], group[column][~capped], marker, color=color, markersize=5, linestyle="")
+            ax.loglog(group.n[capped], group[column][capped], marker, mfc="none", color=color, markersize=7,
+                      linestyle="")
     axes[0].set(xlabel="n", ylabel="total seconds (mean over runs)", title="time to an absolute gap of 0.1")
     axes[1].set(xlabel="n", ylabel="seconds per iteration (mean)", title="average time per iteration")
     sizes = sorted(summary.n.unique())
+    fig.suptitle(f"Timing on {_data_name(path)}, Simpson kernel, C = 10: n from {sizes[0]} to {sizes[-1]}, "
+                 f"{int(summary.runs.max())} random subsets each")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xticks(sizes, [str(size) for size in sizes])
         ax.xaxis.set_minor_formatter(NullFormatter())
     methods = [m for m in COLORS if m in set(summary.method)]
-    handles = [Line2D([], [], color=COLORS[m], label=LABELS.get(m, m)) for m in methods]
+    handles = [Line2D([], [], color=COLORS[m], marker=STYLES.get(m, {}).get("marker", "o"), label=LABELS.get(m, m))
+               for m in methods]
     handles += [Line2D([], [], color="black", linestyle=style, label=f"ρ = {rho:g}") for rho, style in styles.items()]
     handles += [Line2D([], [], color="black", marker="o", mfc="none", linestyle="", label="some run hit the time cap")]
     fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9)

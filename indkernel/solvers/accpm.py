@@ -286,6 +286,8 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
     newton: dict[str, Any] = (dict(cg_steps=max(int(np.ceil(CG_FRACTION * n)), CG_LEAST), tol=LOOSE_CENTERING_TOL)
                               if center == "cg" else EXACT)
     G, h, checks, checked = np.empty((0, n)), np.empty(0), [], np.empty(0)
+    if run.observe(problem.initial_point()):  # the start every method shares, iteration 0; the centers follow
+        return
     try:
         x = box_center(a, b, lo, hi)
     except CenteringError as exc:

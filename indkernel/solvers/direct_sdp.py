@@ -33,11 +33,14 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
     cvxpy's "Solution may be inaccurate" (the conic solver stopped short of its tolerances) is not
     shown: the certificate at the solution's α decides the status, as for every method.
 
-    One "iteration". Raises ValueError above ``max_n`` samples, naming a first-order method.
+    One "iteration" after the start every method shares (``problem.initial_point()``, certified
+    as iteration 0). Raises ValueError above ``max_n`` samples, naming a first-order method.
     """
     reason = refusal(problem, max_n)
     if reason is not None:
         raise ValueError(reason)
+    if run.observe(problem.initial_point()):  # the start every method shares, iteration 0
+        return
     for _ in run.iterations():
         failures, tried = [], []
         for attempt in dict.fromkeys((solver, formulations.SECOND_OPINION)):

@@ -80,6 +80,8 @@ def exchange(problem: IndefiniteProblem, run: Run, *, master: str = "conic", sol
     certified_gaps = []
     keep: list[int] = []
     new = first
+    if run.observe(problem.initial_point()):  # the start every method shares, iteration 0
+        return
     for _ in run.iterations():
         solved = solve_master(keep, new)
         if solved is None:

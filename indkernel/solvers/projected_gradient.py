@@ -35,9 +35,14 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
     if smoothing is not None:
         check_positive_scalar(smoothing, "smoothing", "the smoothing width ε of max(0, λ)")
     alpha = problem.initial_point() if alpha0 is None else problem.project(alpha0)
+    if run.observe(alpha):
+        return
+    checked = True
     for k in run.iterations():
-        if k % check_every == 0 and run.observe(alpha):
-            return
         gradient = problem.gradient_at(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
         alpha = problem.feasible.project_within_reach(alpha + step / (k + 1) * gradient)
-    run.observe(alpha)
+        checked = (k + 1) % check_every == 0
+        if checked and run.observe(alpha):
+            return
+    if not checked:
+        run.observe(alpha)  # the last iterate, where the run stopped between checks

@@ -166,10 +166,8 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
         only = problem.only_point()
         with limited_threads(1 if record.one_oracle_thread else numba.get_num_threads()):
             if only is not None:  # nothing to optimize: A is one point
-                for _ in run.iterations():
-                    run.observe(only)
-                    if run.status is None:
-                        run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
+                if not run.observe(only):
+                    run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
             else:
                 record.function(problem, run, **options)
             return run.result()  # its closing certificates on the method's threads too
@@ -356,8 +354,25 @@ def _histories(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
             if isinstance(text, str) and text}
 
 
+#: How each method is drawn: a line style and a marker, so the lines differ in print too.
+STYLES: dict[str, dict] = {"pg": dict(linestyle="-", marker="o"), "apg": dict(linestyle="--", marker="s"),
+                           "newton": dict(linestyle="-.", marker="^"), "accpm": dict(linestyle=":", marker="D"),
+                           "exchange": dict(linestyle=(0, (5, 1, 1, 1)), marker="v"),
+                           "sdp": dict(linestyle="-", marker="*")}
+#: Markers per line at most (a line of 500 iterations with a marker at each is a smear).
+MARKERS_PER_LINE = 12
+
+
+def draw_style(method: str, points: int) -> dict:
+    """Keyword arguments for ``plot`` that draw ``method``'s line of ``points`` points: its
+    :data:`STYLES` entry, markers spread out (every point of a short line)."""
+    return dict(STYLES.get(method, {}), markevery=max(1, points // MARKERS_PER_LINE), markersize=5)
+
+
 def plot_comparison(results, ax=None):
-    """Certified gap against iteration and against time (semilog), one line per method.
+    """Certified gap against iteration and against time (semilog), one line per method, each with
+    its own line style and marker (:data:`STYLES`), starting at iteration 0, the start every method
+    shares.
 
     Parameters
     ----------
@@ -393,9 +408,8 @@ def plot_comparison(results, ax=None):
         raise TypeError(f"ax must be None, a matplotlib Axes, a pair of Axes or a Figure; got {type(ax).__name__}")
     panels = list(zip(axes, ("iteration", "time"), ("iteration", "time (s)"), strict=False))
     for method, h in histories.items():
-        marker = "o" if len(h) == 1 else None  # a one-point history (the sdp route) is no line: a marker
         for a, x, _ in panels:
-            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method, marker=marker)
+            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method, **draw_style(method, len(h)))
     for a, _, label in panels:
         a.set_xlabel(label)
         a.set_ylabel("certified gap")

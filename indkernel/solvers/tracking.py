@@ -72,7 +72,7 @@ class CheckState:
 
     Attributes
     ----------
-    iteration : int, the method's iteration at the check.
+    iteration : int, the iterations behind the point (0: the start), as the history's column.
     seconds : float, since the call.
     alpha : (n,) array, the point just certified (a copy: the callback may keep it).
     certificate : Certificate, that point's own bracket (``certificate.lower`` is f(alpha) less its
@@ -170,8 +170,12 @@ class Run:
 
     # ----- the loop -------------------------------------------------------------------------
     def iterations(self):
-        """Yield 0, 1, 2, ... until the run has converged or hit ``max_iter`` or ``time_limit``."""
-        k = 0
+        """Yield 0, 1, 2, ... until the run has converged or hit ``max_iter`` or ``time_limit``; a
+        second loop over the same run (a method that hands over to another) goes on counting.
+
+        A point certified during iteration k is the result of k + 1 steps, and the history labels
+        it so; one certified before the loop is the start, iteration 0."""
+        k = self.completed
         while self.status is None:
             self.iteration = k  # after the loop: the number of iterations done
             if self.max_iter is not None and k >= self.max_iter:
@@ -240,7 +244,12 @@ class Run:
             self.upper, self._upper_allowance = certificate.upper, certificate.allowance
         # the round-off of the bracket: of the points that give its ends, not of the last one
         self.allowance = max(self._lower_allowance, self._upper_allowance)
-        self._rows.append((self.iteration, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale))
+        # one row per iteration (the number of steps behind the point): its last check's best bracket
+        row = (self.completed, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale)
+        if self._rows and self._rows[-1][0] == self.completed:
+            self._rows[-1] = row
+        else:
+            self._rows.append(row)
         self._reporter.set_postfix_str(f"gap {self.upper - self.lower:.2e}")
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
@@ -254,12 +263,12 @@ class Run:
                 f"(scale of the objective {self.scale:.3g}); pass absolute=True with tol >= "
                 f"{self.upper - self.lower:.2g}, or rescale K0")
         if self.callback is not None and self._callback_stops(certificate, alpha):
-            self._stop("callback", f"stopped by the callback after the check at iteration {self.iteration}")
+            self._stop("callback", f"stopped by the callback after the check at iteration {self.completed}")
         return self.status is not None
 
     def _callback_stops(self, certificate: Certificate, alpha: np.ndarray) -> bool:
         assert self.callback is not None
-        state = CheckState(iteration=self.iteration, seconds=self.seconds, alpha=np.array(alpha, copy=True),
+        state = CheckState(iteration=self.completed, seconds=self.seconds, alpha=np.array(alpha, copy=True),
                            certificate=certificate, lower=float(self.lower), upper=float(self.upper),
                            gap=float(self.upper - self.lower), relative_gap=float(self.gap_measure), label=self.label)
         return bool(self.callback(state))
@@ -389,11 +398,11 @@ class Run:
         its own message, or a callback's stop, which the caller asked for)."""
         if self.alpha is not None and not self._tight and not self.out_of_time and \
                 self.status not in ("optimal", "numerical_error", "time_limit", "callback"):
-            stop, upper = (self.status, self.reason), self.upper
+            stop, upper, rows = (self.status, self.reason), self.upper, list(self._rows)
             self.status = None  # the tight check decides anew; its bounds only add to the run's
             self._record(self._certify(self.alpha, "tight"), self.alpha, True)
             if self.upper == upper:
-                self._rows.pop()  # nothing gained: no row
+                self._rows = rows  # nothing gained: the history as it was
             if self.status != "optimal":
                 self.status, self.reason = stop
                 self._settle_at_snapped_point()
