@@ -255,7 +255,7 @@ def _solve(args) -> int:
     _say(args, f"solving eq:kern_learn with C = {args.C:g}, rho = {args.rho:g} by {args.method} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status line below says whether it converged
-        result = solve(problem, args.method, tol=args.tol, max_iter=args.max_iter, time_limit=args.time_limit,
+        result = solve(problem, args.method, tol=1e-6 if args.tol is None else args.tol, max_iter=args.max_iter, time_limit=args.time_limit,
                        verbose=not args.quiet)
     print(result)
     if alpha_out:
@@ -278,8 +278,9 @@ def _compare(args) -> int:
         warnings.simplefilter("ignore")
         limit = {} if args.time_limit is None else dict(time_limit=args.time_limit)  # else compare's default
         try:
-            table = compare(problem, methods=args.methods, tol=args.tol, max_iter=args.max_iter,
-                            verbose=not args.quiet, **limit)
+            tol = {} if args.tol is None else dict(tol=args.tol)  # else compare's default
+            table = compare(problem, methods=args.methods, max_iter=args.max_iter, verbose=not args.quiet, **tol,
+                            **limit)
         except ComparisonInterrupted as interrupted:  # what finished, not a traceback
             print(interrupted.table.shown().to_string(index=False))
             print("indkernel compare: interrupted (Ctrl-C); the table holds the methods that finished", file=sys.stderr)
@@ -461,14 +462,18 @@ def build_parser() -> argparse.ArgumentParser:
     problem.add_argument("--rho", type=_penalty, default=1.0, help="penalty on ||K - K0||_F^2 (default 1; inf: the clipped kernel (K0)_+)")
     problem.add_argument("--class-weight", choices=("balanced", "authors"), default=None,
                          help="weight classes: balanced as scikit-learn (n / (2 n_c)), authors as the authors' code (C for the positive class, C n+/n- for the other)")
-    problem.add_argument("--tol", type=_positive, default=1e-6, help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the objective (default 1e-6)")
+    problem.add_argument("--tol", type=_positive, default=None,
+                         help="certified gap to reach, relative to the scale |l(alpha)| + max(u'K*u, u'|K0|u)/2 of the "
+                              "objective (default 1e-6 for solve, 1e-4 for compare: the tol every method reaches there)")
     problem.add_argument("--max-iter", type=_iteration_cap, default=None,
                          help="iteration cap (default: the method's; -1: no limit)")
     problem.add_argument("--force", action="store_true", help="replace output files that exist")
     problem.add_argument("--time-limit", type=_positive, default=None, metavar="SECONDS",
                          help="stop each method after this many seconds, its setup included (the eigendecomposition "
                               "of K0 cannot be interrupted: a run whose setup alone took longer stops after it); "
-                              "default: none for solve, 15 s a method for compare")
+                              "default: none for solve; for compare each method's measured cap, "
+                              "indkernel.solvers.registry.COMPARE_TIME_LIMITS (the default methods together under a "
+                              "minute)")
 
     solve = commands.add_parser("solve", parents=[problem], help="solve one problem and print its certified bounds",
                                 description="Solve eq:kern_learn and print lower bound, certified upper bound "

@@ -68,6 +68,18 @@ def test_newton_stress_quick(tmp_path, capsys):
     assert "all " in capsys.readouterr().out
 
 
+@pytest.mark.slow  # a benchmark script's smoke run (about 20 s: exchange and sdp for a sixth of their caps)
+def test_compare_caps_quick(tmp_path, capsys):
+    """The caps' benchmark: a row per method of COMPARE_TIME_LIMITS, the ratio of cap to slowest
+    run, and the default call's total printed."""
+    summary = load("compare_caps").main(quick=True, out=tmp_path / "compare_caps.csv")
+    assert list(summary.index) == ["newton", "apg", "pg", "accpm", "exchange", "sdp"]
+    default = summary[summary.default]
+    assert (default.reached == default.runs).all() and (default.cap_over_slowest >= 1).all()
+    assert "the default call's caps add up to 53 s" in capsys.readouterr().out
+    assert (tmp_path / "compare_caps.csv").is_file()
+
+
 @pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)

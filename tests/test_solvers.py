@@ -407,6 +407,28 @@ def test_compare_and_plot(tmp_path):
     plt.close("all")
 
 
+def test_compare_gives_each_method_its_measured_cap_and_its_tolerance(monkeypatch):
+    """By default every method runs to COMPARE_TOL under its own cap (COMPARE_TIME_LIMITS, one for
+    every method, the default methods' together under a minute); a number caps every method, a
+    dict each one it names, None none; a tol given is every method's."""
+    from indkernel.solvers import registry
+
+    asked = []
+    real = registry.solve
+    monkeypatch.setattr(registry, "solve", lambda problem, method, **options: asked.append(
+        (method, options["tol"], options["time_limit"])) or real(problem, method, **options))
+    K0, y = FACTORIES["random"](12, 9)
+    problem = SVMProblem(K0, y, C=2.0)
+    assert set(registry.COMPARE_TIME_LIMITS) == set(METHODS)
+    assert sum(registry.COMPARE_TIME_LIMITS[m] for m in registry.COMPARED) < 60
+    compare(problem)
+    assert asked == [(m, registry.COMPARE_TOL, registry.COMPARE_TIME_LIMITS[m]) for m in registry.COMPARED]
+    for limit, expected in ((3.0, [3.0, 3.0]), (None, [None, None]), ({"apg": 1.0}, [None, 1.0])):
+        asked.clear()
+        compare(problem, methods=("newton", "apg"), tol=1e-6, time_limit=limit)
+        assert asked == [("newton", 1e-6, expected[0]), ("apg", 1e-6, expected[1])]
+
+
 def test_compare_runs_what_it_can_and_reports_the_refused_methods_before_any_work():
     """The SDP route above its size limit is refused before any method runs (it used to fail
     after the others had run, throwing their results away); the others run."""
