@@ -220,7 +220,7 @@ def test_convergence_and_timing_quick(tmp_path):
     assert main(["figures", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
     pngs = {name: tmp_path / f"{name}_digits_quick.png" for name in ("convergence", "timing")}
     assert set(tmp_path.glob("*.png")) == set(pngs.values())
-    for name, methods in (("convergence", {"pg", "accpm-paper", "accpm", "apg", "newton"}),
+    for name, methods in (("convergence", {"pg", "accpm-paper", "accpm", "exchange", "apg", "newton"}),
                           ("timing", {"pg", "accpm", "exchange", "apg", "newton"})):
         png = pngs[name]
         assert png.is_file() and png.stat().st_size > 10_000
@@ -231,6 +231,13 @@ def test_convergence_and_timing_quick(tmp_path):
     timing = pd.read_csv(pngs["timing"].with_suffix(".csv"))  # the untimed warm-up solves are not in it
     assert len(timing.groupby(["method", "n", "rho", "run"])) == 5 * 2 * 2
     convergence = pd.read_csv(pngs["convergence"].with_suffix(".csv"))
+    # one row per iteration, every method from the same start (iteration 0), each to its cap
+    assert (convergence.groupby(["method", "run"]).iteration.apply(lambda i: i.is_unique and i.iloc[0] == 0)).all()
+    starts = convergence[convergence.iteration == 0].groupby("run").lower
+    assert (starts.max() - starts.min() <= 1e-9 * starts.max().abs()).all()
+    last = convergence.groupby("method").iteration.max()
+    assert last.drop("newton").to_dict() == {"pg": 60, "accpm-paper": 60, "accpm": 60, "exchange": 5, "apg": 60}
+    assert last["newton"] <= 12  # projected Newton ends at round-off
     for _, run in convergence.groupby("run"):
         p_hat = run.p_hat.iloc[0]
         assert (run.p_hat == p_hat).all() and p_hat <= run.upper.min() and (run.lower <= p_hat).all()
