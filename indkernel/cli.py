@@ -112,8 +112,8 @@ def _load(args) -> tuple[np.ndarray, np.ndarray, str]:
                          f"{', '.join(SIMILARITY_OPTIONS[similarity]) or 'none'}); drop it or choose the similarity "
                          "with --similarity")
     defaults = {"--gamma": 0.05, "--a": 0.01, "--r": 0.0}
-    given = {option: defaults[option] if value is None else value for option, value in _similarity_options(args).items()}
-    parameters = {option.lstrip("-"): given[option] for option in SIMILARITY_OPTIONS[similarity]}
+    values = {option: defaults[option] if value is None else value for option, value in _similarity_options(args).items()}
+    parameters = {option.lstrip("-"): values[option] for option in SIMILARITY_OPTIONS[similarity]}
     function = getattr(kernels, "tangent_distance" if similarity == "tangent" else similarity)
     check_memory(len(X), f"the {similarity} similarity of {len(X)} points and its problem", FIT_ARRAYS,
                  "give fewer points or free memory")
