@@ -12,7 +12,9 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
 
     As the authors' code: start at the projection of C/2 (``problem.initial_point()``) unless
     ``alpha0`` is given, step ``t/(k+1)`` with ``t = 5`` (their choice for the SVM; 10 for
-    PerturbSVM), certificate every ``check_every`` iterations. On an unbounded set (the squared
+    PerturbSVM), certificate every ``check_every`` iterations (:meth:`Run.check
+    <indkernel.solvers.tracking.Run.check>`: the run's bound, escalated to the tight one where that
+    could end the run). On an unbounded set (the squared
     hinge's cone) the steps are projected onto its part that holds every maximizer
     (:meth:`FeasibleSet.project_within_reach <indkernel.core.feasible_set.FeasibleSet.project_within_reach>`):
     the step ``t/(k+1)`` with the full gradient otherwise throws the iterates to 1e20 and beyond
@@ -42,7 +44,7 @@ def projected_gradient(problem, run: Run, *, step: float = 5.0, check_every: int
         gradient = problem.gradient_at(alpha) if smoothing is None else problem.smoothed_gradient(alpha, smoothing)
         alpha = problem.feasible.project_within_reach(alpha + step / (k + 1) * gradient)
         checked = (k + 1) % check_every == 0
-        if checked and run.observe(alpha):
+        if checked and run.check(alpha):
             return
     if not checked:
         run.observe(alpha)  # the last iterate, where the run stopped between checks

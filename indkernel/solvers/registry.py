@@ -37,10 +37,11 @@ class Method:
     max_iter : int, the iteration cap unless ``solve(max_iter=...)`` says otherwise.
     check_bound : str
         The bound of its checks unless ``solve(bound=...)`` says otherwise (a run that does not
-        converge with it ends with the tight one). The paper's projected gradient checks as the
-        paper does, with the natural (tight) bound, every 10 iterations; ACCPM checks every 10th
-        center as the authors' code, with the refined bound escalated to the tight one where that
-        could end the run (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`); the methods
+        converge with it ends with the tight one). The paper's projected gradient checks every 10
+        iterations as the paper does, and ACCPM every 10th center as the authors' code, both with
+        the refined bound escalated to the tight one (the paper's natural bound) where that could
+        end the run (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`): pg stops where
+        tight checks would (the authors' iteration on USPS n = 500), in 0.6 of their time; the methods
         that certify every iterate use the cheaper bounds, the refined one (the exchange method's
         masters, apg's cheap steps) or the free one (projected Newton's iterates, accurate enough
         that it is as tight near the optimum), where the tight one would multiply their time
@@ -69,7 +70,7 @@ class Method:
 
 #: The methods by name.
 METHODS: dict[str, Method] = {
-    "pg": Method(projected_gradient, 20_000, "tight"),
+    "pg": Method(projected_gradient, 20_000, "refined"),
     "apg": Method(accelerated_gradient, 10_000, "refined"),
     "newton": Method(projected_newton, 10_000, "free"),  # its stall fallback (apg) may need apg's cap
     "accpm": Method(accpm, 2_000, "refined", one_oracle_thread=True, needs_bounded_set=True),

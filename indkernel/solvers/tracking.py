@@ -214,7 +214,8 @@ class Run:
             # the gap the run accepts, whichever of the best α and this one gives the scale
             room = self.target(max(self.scale, certificate.scale))
             short = min(self.upper, certificate.upper) - max(self.lower, certificate.lower) > room
-            floor = self.problem.objective_at(alpha) + certificate.natural_gap_floor - self.lower
+            # the tight bound at α is at least f(α) + the floor, the lower bound then at least f(α)'s
+            floor = self.problem.objective_at(alpha) + certificate.natural_gap_floor - max(self.lower, certificate.lower)
             if short and floor <= room:
                 certificate, tight = self._certify(alpha, "tight"), True
         return self._record(certificate, alpha, tight)
