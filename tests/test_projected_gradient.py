@@ -36,3 +36,16 @@ def test_bad_arguments(kwargs, match):
     K0, y = FACTORIES["random"](6, 0)
     with pytest.raises(ValueError, match=match):
         solve(SVMProblem(K0, y), "pg", **kwargs)
+
+
+@pytest.mark.parametrize("n, seed, rho", [(60, 1, 1.0), (100, 2, 10.0)])
+def test_refined_checks_stop_where_tight_checks_do(n, seed, rho):
+    """pg's default checks (the refined bound, escalated to the tight one where that could end the
+    run) stop at the iteration tight checks stop at: the escalation measures the bracket the check
+    would leave, with the new iterate's own lower bound (against the best before it, a better
+    iterate was never escalated: 10 more iterations on USPS n = 100)."""
+    K0, y = FACTORIES["digits"](n, seed)
+    problem = SVMProblem(K0, y, C=10.0, rho=rho)
+    tight = solve(problem, "pg", tol=1e-2, absolute=True, bound="tight")
+    default = solve(problem, "pg", tol=1e-2, absolute=True)
+    assert tight.status == default.status == "optimal" and default.iterations == tight.iterations
