@@ -4,8 +4,9 @@
 The paper's two figures (:mod:`indkernel.reproduction.reproduce` computes them; ``indkernel figures`` runs the same):
 
 - ``fig:convergence_figures``: certified gap against iteration for the paper's projected gradient
-  and ACCPM and our accelerated gradient, mean over random subsets of USPS 3 vs 5 (Simpson kernel)
-  with dashed ± one standard deviation;
+  and ACCPM, and our ACCPM variant, exchange method, accelerated gradient and projected Newton,
+  every curve from the start they share, mean over random subsets of USPS 3 vs 5 (Simpson kernel)
+  shaded at ± one standard deviation;
 - ``fig:time_figures``: total time and time per iteration to an absolute certified gap of 0.1
   against n, for the projected gradient, ACCPM (n <= 500), the exchange method (n <= 300) and our
   accelerated gradient, C = 10, several ρ, 10 random subsets per size.
