@@ -389,7 +389,7 @@ def test_an_interrupted_figure_keeps_its_finished_runs(tmp_path, capsys, monkeyp
 
     from indkernel.reproduction import reproduce
 
-    calls, interrupt_after = [], [2 * 6]  # 1 reference + 5 methods a run
+    calls, interrupt_after = [], [2 * (1 + len(reproduce.CONVERGENCE["quick"].methods))]  # a reference + the methods a run
 
     def history(problem, method, **options):
         calls.append(method)
