@@ -113,7 +113,7 @@ def test_the_tight_bound_keeps_its_promise_at_the_projected_gradients_stop_at_n_
     """At pg's stopping iterate on USPS 3 vs 5, n = 500, ρ = 1 (the authors' problem), the tight
     certificate is within 1.25 of the exact natural gap ``U*(α) - f(α)`` (K*(α) by a dense eigh, the
     machine's dual QP by Clarabel): libsvm needs more than its first million iterations there, and
-    with that cap alone the bound was 1.62 times the natural gap."""
+    with that cap alone the bound missed 1.25."""
     problem = authors_problem(500, 1.0)
     alpha = solve(problem, "pg", tol=1e-2, absolute=True, max_iter=1000).alpha
     dense = authors_problem(500, 1.0, oracle="eigh")

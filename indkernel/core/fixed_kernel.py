@@ -40,9 +40,9 @@ MAX_HALVINGS = 30
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before libsvm takes over, and libsvm's tolerances then, loosest first; its
 #: cap, and the longer one of a second try at a tolerance where libsvm stopped at the cap (a capped
-#: β is still scored). On USPS 3 vs 5, n = 500, ρ = 1, at the projected gradient's 110th iterate,
-#: libsvm needs more than a million iterations for 1e-7 (K*(α) has many zero eigenvalues): capped,
-#: the bound was 1.62 times the exact natural gap; with the second try 1.017 (3.8 s against 1.8).
+#: β is still scored). On USPS 3 vs 5, n = 500, ρ = 1, at the projected gradient's stopping iterate,
+#: libsvm needs more than a million iterations for 1e-7 (K*(α) has many zero eigenvalues): with the
+#: first cap alone the bound missed TIGHTNESS (``tests/test_tight_certificate.py`` holds it there).
 NEWTON_ROUNDS = 4
 LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_LONG_CAP = (1e-3, 1e-5, 1e-7), 1_000_000, 10_000_000
 

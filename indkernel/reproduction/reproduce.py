@@ -25,8 +25,8 @@ from .._progress import tqdm
 from ..core.rank_one import compile_oracle
 from ..core.svm_problem import SVMProblem
 from ..solvers.accpm import PAPER
-from ..solvers.registry import MARKERS_PER_LINE, solve
 from ..solvers.registry import STYLES as solver_styles
+from ..solvers.registry import draw_style, solve
 
 #: Display names of the methods, as in the paper.
 LABELS = {"pg": "projected gradient (paper)", "accpm-paper": "ACCPM (paper)",
@@ -205,7 +205,7 @@ def plot_convergence(table: pd.DataFrame, path: Path) -> None:
         for ax, values in zip(axes, (group.gap, group.p_hat - group.lower), strict=True):
             mean, std = _mean_log(group, values)
             ax.semilogy(mean.index, 10 ** mean, color=COLORS.get(method), label=LABELS.get(method, method),
-                        markevery=max(1, len(mean) // MARKERS_PER_LINE), markersize=5, **STYLES.get(method, {}))
+                        **draw_style(STYLES.get(method, {}), len(mean)))
             ax.fill_between(mean.index, 10 ** (mean - std), 10 ** (mean + std), color=COLORS.get(method), alpha=0.12,
                             linewidth=0)
     n, runs = int(table.n.iloc[0]), table.run.nunique()

@@ -41,7 +41,8 @@ class Method:
         iterations as the paper does, and ACCPM every 10th center as the authors' code, both with
         the refined bound escalated to the tight one (the paper's natural bound) where that could
         end the run (:meth:`Run.check <indkernel.solvers.tracking.Run.check>`): pg stops where
-        tight checks would (the authors' iteration on USPS n = 500), in 0.6 of their time; the methods
+        tight checks would (``tests/test_projected_gradient.py``), at the refined bound's price
+        where the tight one could not end it; the methods
         that certify every iterate use the cheaper bounds, the refined one (the exchange method's
         masters, apg's cheap steps) or the free one (projected Newton's iterates, accurate enough
         that it is as tight near the optimum), where the tight one would multiply their time
@@ -210,7 +211,7 @@ def method_options(method: str) -> set[str]:
 COMPARED = ("pg", "apg", "newton", "accpm")
 #: The relative tolerance of :func:`compare` by default: every default method reaches it on the
 #: built-in problem (the digits 3 vs 5, 365 points, Simpson kernel, C = 10, ρ = 1) within its cap.
-#: At :func:`solve`'s 1e-6 ACCPM does not in minutes (its lower bound stalls 3.5e-5 below p*).
+#: At :func:`solve`'s 1e-6 ACCPM does not within minutes there.
 COMPARE_TOL = 1e-4
 #: Seconds each method of :func:`compare` gets by default: about three times its time to
 #: ``COMPARE_TOL`` on the built-in problem on 2 cores (``python figures/compare_caps.py``, results
@@ -370,10 +371,10 @@ STYLES: dict[str, dict] = {"pg": dict(linestyle="-", marker="o"), "apg": dict(li
 MARKERS_PER_LINE = 12
 
 
-def draw_style(method: str, points: int) -> dict:
-    """Keyword arguments for ``plot`` that draw ``method``'s line of ``points`` points: its
-    :data:`STYLES` entry, markers spread out (every point of a short line)."""
-    return dict(STYLES.get(method, {}), markevery=max(1, points // MARKERS_PER_LINE), markersize=5)
+def draw_style(style: dict, points: int) -> dict:
+    """Keyword arguments for ``plot`` that draw a line of ``points`` points in ``style`` (an entry
+    of :data:`STYLES`): markers spread out (every point of a short line)."""
+    return dict(style, markevery=max(1, points // MARKERS_PER_LINE), markersize=5)
 
 
 def plot_comparison(results, ax=None):
@@ -416,7 +417,7 @@ def plot_comparison(results, ax=None):
     panels = list(zip(axes, ("iteration", "time"), ("iteration", "time (s)"), strict=False))
     for method, h in histories.items():
         for a, x, _ in panels:
-            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method, **draw_style(method, len(h)))
+            a.semilogy(h[x], h["gap"].clip(lower=1e-16), label=method, **draw_style(STYLES.get(method, {}), len(h)))
     for a, _, label in panels:
         a.set_xlabel(label)
         a.set_ylabel("certified gap")
