@@ -355,6 +355,68 @@ def test_accpm_variants_reach_the_same_optimum_and_refuse_bad_options():
         solve(p, "accpm", drop_redundant=True)  # the default proximal center
 
 
+def test_accpm_checks_the_mean_of_its_last_centers():
+    """Each check certifies the projection onto A of the mean of the last ``average`` centers (a
+    spy on the run's observations: the centers are observed with the free bound, the checks go
+    through ``Run.check``); ``average=0`` checks the best center instead, and a bad window is refused."""
+    from indkernel.solvers import tracking
+
+    K0, y = FACTORIES["digits"](24, 5)
+    p = SVMProblem(K0, y, C=2.0, rho=1.0)
+    centers, checked = [], []
+    observe, check = tracking.Run.observe, tracking.Run.check
+
+    def spy_observe(run, alpha, bound=None):
+        if bound == "free":
+            centers.append(np.array(alpha))
+        return observe(run, alpha, bound)
+
+    def spy_check(run, alpha):
+        checked.append((len(centers), np.array(alpha), None if run.alpha is None else np.array(run.alpha)))
+        return check(run, alpha)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tracking.Run, "observe", spy_observe)
+        patch.setattr(tracking.Run, "check", spy_check)
+        with pytest.warns(ConvergenceWarning, match="max_iter=40"):
+            solve(p, "accpm", tol=1e-12, max_iter=40, average=7, check_every=5)
+        assert len(checked) == 8
+        for seen, alpha, _ in checked:
+            mean = p.feasible.project(np.mean(centers[max(seen - 7, 0):seen], axis=0))  # summed in another order
+            np.testing.assert_allclose(alpha, mean, rtol=0, atol=1e-13)
+        centers.clear(), checked.clear()
+        with pytest.warns(ConvergenceWarning, match="max_iter=40"):
+            solve(p, "accpm", tol=1e-12, max_iter=40, average=0, check_every=5)
+        # a best center checked once: a check of the same point again is skipped
+        assert 1 <= len(checked) <= 8 and all(np.array_equal(alpha, best) for _, alpha, best in checked)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="average must be a positive integer"):
+            solve(p, "accpm", average=bad)
+
+
+def test_accpm_prunes_a_full_set_of_cuts_in_batches():
+    """Once the cuts fill ``max_constraints``, the least relevant are dropped to make room for
+    ``check_every`` new ones (at most a twentieth of them): one relevance computation (a Cholesky
+    factor) per batch, not per center; the cut count never exceeds the limit."""
+    from indkernel.solvers import accpm as A
+
+    K0, y = FACTORIES["digits"](40, 2)
+    p = SVMProblem(K0, y, C=10.0, rho=1.0)
+    calls = []
+    relevance = A.cut_relevance
+
+    def counted(G, *args):
+        calls.append(G.shape[0])
+        return relevance(G, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(A, "cut_relevance", counted)
+        with pytest.warns(ConvergenceWarning, match="max_iter=400"):
+            result = solve(p, "accpm", tol=1e-12, max_iter=400, max_constraints=2 * 40 + 60)
+    assert result.details["most_cuts"] == 60 and set(calls) == {60}
+    assert len(calls) <= (400 - 60) // 3 + 1  # a batch of 60 // 20 = 3 cuts per pruning
+
+
 def test_sdp_refuses_large_problems():
     K0, y = FACTORIES["random"](101, 0)
     with pytest.raises(ValueError, match=r"refused above n = 100.*method='apg'"):

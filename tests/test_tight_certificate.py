@@ -91,7 +91,7 @@ def test_the_free_bound_is_far_from_tight_where_the_tight_one_is_not():
 
 AUTHORS = {(100, 1.0): 30, (100, 10.0): 40, (200, 1.0): 60, (200, 10.0): 100, (500, 1.0): 110, (500, 10.0): 200}
 #: The authors' ACCPM under the same setting (and its time at n = 200: 14 s).
-AUTHORS_ACCPM = {(100, 1.0): 250, (100, 10.0): 200, (200, 1.0): 460}
+AUTHORS_ACCPM = {(100, 1.0): 250, (100, 10.0): 200, (200, 1.0): 460, (500, 1.0): 1290, (500, 10.0): 1320}
 
 
 def authors_problem(n: int, rho: float, oracle: str = "rank-one") -> SVMProblem:
@@ -135,15 +135,17 @@ def test_projected_gradient_stops_where_the_authors_code_does(n, rho):
     assert steps <= AUTHORS[n, rho]
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # n = 500: about 20 s a run
 @pytest.mark.parametrize("n, rho", sorted(AUTHORS_ACCPM))
 @pytest.mark.parametrize("variant", ["paper", "deep cuts, proximal center"])
 def test_accpm_needs_no_more_iterations_than_the_authors(n, rho, variant):
     """ACCPM (its default loose centering, the authors') to an absolute 1e-2, checked every 10
     centers: no more centers than the authors' ACCPM (the paper's cuts and the default ones); the
-    gap is certified by the tight bound."""
+    gap is certified by the tight bound. At n = 500, ρ = 1 it stopped at its time limit with a gap
+    of 0.06 while it certified the best center (the natural gap there shrinks with the distance
+    to α*, a third to a tenth of it at the mean of the last centers)."""
     options = PAPER if variant == "paper" else {}
-    result = solve(authors_problem(n, rho), "accpm", tol=1e-2, absolute=True, max_iter=1000, **options)
+    result = solve(authors_problem(n, rho), "accpm", tol=1e-2, absolute=True, max_iter=2000, **options)
     assert result.status == "optimal" and result.gap <= 1e-2
     assert result.iterations <= AUTHORS_ACCPM[n, rho]
 
