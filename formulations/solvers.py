@@ -20,6 +20,25 @@ ACCURATE = {
 
 CANDIDATES = ("CLARABEL", "SCS", "MOSEK")
 
+#: The time-limit setting of each conic solver (seconds; MOSEK's is one of its parameters).
+TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+
+
+class OutOfTime(RuntimeError):
+    """The time budget of a solve ran out before its solver started (while cvxpy compiled the model)."""
+
+
+def time_limit_options(solver: str, seconds: float | None) -> dict:
+    """The options that give ``solver`` at most ``seconds`` (None: no limit; a solver without such
+    a setting: none). Raises :class:`OutOfTime` if no time is left."""
+    if seconds is None:
+        return {}
+    if not seconds > 0:
+        raise OutOfTime("no time left for the solver once cvxpy had compiled the model")
+    if solver == "MOSEK":
+        return {"mosek_params": {"MSK_DPAR_OPTIMIZER_MAX_TIME": float(seconds)}}
+    return {TIME_LIMIT_SETTINGS[solver]: float(seconds)} if solver in TIME_LIMIT_SETTINGS else {}
+
 
 def reference_solver() -> str:
     """The solver of reference solves: MOSEK where it is installed and licensed, else Clarabel."""

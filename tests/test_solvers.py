@@ -18,6 +18,7 @@ from problems import (
 )
 from sklearn.exceptions import ConvergenceWarning
 
+import formulations
 from indkernel import METHODS, SVMProblem, SVRProblem, compare, load_result, plot_comparison, solve
 from indkernel.solvers.accpm import PAPER
 from indkernel.solvers.projected_newton import NewtonSearch, projected_newton
@@ -143,6 +144,57 @@ def test_exchange_passes_the_time_limit_to_its_master_solves():
     with pytest.warns(ConvergenceWarning, match="time_limit=0.5"):
         result = solve(SVMProblem(K0, y, C=10.0), "exchange", tol=1e-12, time_limit=0.5, bound="free")
     assert result.status == "time_limit" and time.perf_counter() - start < 3
+
+
+def test_a_conic_master_starts_no_solve_once_its_time_is_up(monkeypatch):
+    """The exchange method's conic master: where its kernel's factor (O(n³)) or cvxpy's compilation
+    of the round's model used up the time, the conic solver never starts and the run ends
+    "time_limit" at once (at n = 300 the compilation and factor, outside the solver's own limit,
+    overran a 0.2 s limit by 1.2-3.2 s); with time left the solver gets what is left."""
+    import cvxpy as cp
+
+    K0, y = FACTORIES["digits"](30, 3)
+    problem = SVMProblem(K0, y, C=10.0)
+    solves, limits = [], []
+    solve_via_data = cp.reductions.solvers.solving_chain.SolvingChain.solve_via_data
+
+    def spy(chain, problem_, data, warm_start=False, verbose=False, solver_opts=None):
+        solves.append(1)
+        limits.append((chain.solver.name(), solver_opts))
+        return solve_via_data(chain, problem_, data, warm_start, verbose, solver_opts)
+
+    monkeypatch.setattr(cp.reductions.solvers.solving_chain.SolvingChain, "solve_via_data", spy)
+    factor, compile_data = formulations.psd_factor, cp.Problem.get_problem_data
+    for slow in ("factor", "compilation"):
+        with monkeypatch.context() as patch:
+            if slow == "factor":
+                patch.setattr(formulations, "psd_factor", lambda K: (time.sleep(0.3), factor(K))[1])
+            else:
+                patch.setattr(cp.Problem, "get_problem_data",
+                              lambda self, *args, **kwargs: (time.sleep(0.3), compile_data(self, *args, **kwargs))[1])
+            solves.clear()
+            with pytest.warns(ConvergenceWarning, match="time_limit=0.2"):
+                result = solve(problem, "exchange", master="conic", tol=1e-12, time_limit=0.2, bound="free")
+            assert result.status == "time_limit" and not solves and result.seconds < 0.6, slow
+    limits.clear()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        solve(problem, "exchange", master="conic", tol=1e-12, time_limit=60.0, max_iter=2, bound="free")
+    assert [name for name, _ in limits] == ["CLARABEL"] * 2  # no fallback to the second opinion
+    assert all(0 < options["time_limit"] < 60.0 for _, options in limits)
+
+
+def test_a_formulation_gives_its_solver_the_budget_left_after_compiling():
+    """``Formulation.solve(budget=...)``: the budget is asked once the model is compiled and the
+    solver gets it as its time limit; none left: the solver never starts (``OutOfTime``)."""
+    K0, y = FACTORIES["digits"](20, 3)
+    asked = []
+    model = formulations.dual_qp(np.clip(K0, 0, None) @ np.clip(K0, 0, None), y, 1.0)
+    with pytest.raises(formulations.OutOfTime, match="no time left"):
+        model.solve(solver="CLARABEL", budget=lambda: asked.append(1) or 0.0)
+    assert asked == [1] and model.problem.status is None
+    assert model.solve(solver="CLARABEL", budget=lambda: 30.0) == pytest.approx(model.solve(solver="CLARABEL"))
+    assert formulations.solvers.time_limit_options("SCS", 2.0) == {"time_limit_secs": 2.0}
+    assert formulations.solvers.time_limit_options("CLARABEL", None) == {}
 
 
 @pytest.mark.parametrize("method", WITHOUT_MODEL)

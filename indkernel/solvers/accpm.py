@@ -160,7 +160,7 @@ def _search(x, step, decrement, slacks, G, barrier):
     return x
 
 
-def _stalled(checks: list[tuple[float, float]], room: float, horizon: int = STALL_CHECKS) -> bool:
+def _stalled(checks: list[tuple[float, float]], room: float, horizon: int) -> bool:
     """True if over the last ``horizon`` checks (lower bound, gap) the lower bound rose by less
     than ``room`` (the gap the run accepts) and the gap did not halve."""
     if len(checks) <= horizon:
@@ -203,7 +203,8 @@ def _cvxpy_center(x, a, b, lo, hi, G, h):
 
 #: A full set of cuts is pruned to make room for up to ``check_every`` new ones, at most this
 #: fraction (its inverse) of the cuts: the relevance costs a Cholesky factor of the n×n barrier
-#: Hessian, and pruning one cut per center made each center about 5x dearer at n = 365.
+#: Hessian, which pruned one cut per center made the dearest step of every center once the cuts
+#: were full.
 PRUNE_EVERY_FRACTION = 20
 
 #: Added to the unit diagonal of the scaled barrier Hessian before the relevance's Cholesky factor.
@@ -231,17 +232,18 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
     bound beside it); every ``check_every``-th center the mean of the last ``average`` centers,
     projected onto A, is certified with the run's bound (:meth:`Run.check`), and the cuts are
     pruned. (The authors' code certifies the last center; earlier releases, the best one.) The
-    centers circle the optimum, so their mean is nearer to it than any of them, and the upper
-    bound ``U*(α)`` shrinks with the distance to α*, not with its square as f does: on USPS 3 vs 5
-    at n = 500 (the authors' problems) the mean's certificate reaches the paper's absolute 1e-2 in
-    fewer centers than the authors' code, where the best center's stalled above it
-    (``figures/accpm_variants.py``, variants "… best center"). Cuts are pruned: with ``drop_redundant`` those that the m-ellipsoid
-    around the center proves redundant (the set lies in ``{y : ‖y - x‖_H <= m}``, H the barrier's
-    Hessian and m the number of inequalities, so a cut with ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds;
-    exact at an analytic center), then, above ``max_constraints`` inequalities, those of least
-    relevance ``gⱼᵀH⁻¹gⱼ / (hⱼ - gⱼᵀx)²``. With ``proximal = μ > 0`` the center is the proximal
-    analytic center, the minimizer of the barrier plus ``(μ/2)‖x - x̂‖²`` with x̂ the best point so
-    far (proximal ACCPM), where the ellipsoid rule does not hold (the two are refused together).
+    centers circle the optimum, so their mean is mostly nearer to it than the best of them, and
+    the upper bound ``U*(α)`` shrinks with the distance to α*, not with its square as f does: on
+    USPS 3 vs 5 at n = 500 (the authors' problems) the mean's certificate reaches the paper's
+    absolute 1e-2 in fewer centers than the authors' code, where the best center's stalled above
+    it (``figures/accpm_variants.py``, variants "… best center"). Cuts are pruned: with
+    ``drop_redundant`` those that the m-ellipsoid around the center proves redundant (the set lies
+    in ``{y : ‖y - x‖_H <= m}``, H the barrier's Hessian and m the number of inequalities, so a
+    cut with ``m·√(gᵀH⁻¹g) <= h - gᵀx`` never binds; exact at an analytic center), then, above
+    ``max_constraints`` inequalities, those of least relevance ``gⱼᵀH⁻¹gⱼ / (hⱼ - gⱼᵀx)²``. With
+    ``proximal = μ > 0`` the center is the proximal analytic center, the minimizer of the barrier
+    plus ``(μ/2)‖x - x̂‖²`` with x̂ the best point so far (proximal ACCPM), where the ellipsoid rule
+    does not hold (the two are refused together).
 
     The paper's step 3 limits the *constraints* to 3n; the authors' code counts only the cuts
     against it (3n cuts, so 5n inequalities with the box). Here every inequality counts, box
@@ -302,7 +304,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
     max_cuts = (5 * n if max_constraints is None else max_constraints) - 2 * n
     if max_cuts < 1:
         raise ValueError(f"max_constraints must exceed the 2n = {2 * n} box constraints; got {max_constraints}")
-    room = max(1, min(check_every, max_cuts // PRUNE_EVERY_FRACTION))  # new cuts between two prunings
+    batch = max(1, min(check_every, max_cuts // PRUNE_EVERY_FRACTION))  # new cuts between two prunings
     newton: dict[str, Any] = (dict(cg_steps=max(int(np.ceil(CG_FRACTION * n)), CG_LEAST), tol=LOOSE_CENTERING_TOL)
                               if center == "cg" else EXACT)
     G, h, checks, checked = np.empty((0, n)), np.empty(0), [], np.empty(0)
@@ -335,7 +337,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
         alpha = problem.feasible.project(origin + width * x)  # the centering keeps aᵀx = b only up to round-off
         if run.observe(alpha, "free"):
             return
-        # what the cut needs of this center, before a check moves the oracle to the best point
+        # what the cut needs of this center, before a check moves the oracle to another point
         g = problem.gradient_at(alpha) * width  # the gradient in t
         gain = run.lower - problem.objective_at(alpha) - problem.objective_roundoff(alpha)  # f_best - f(x_k), less round-off
         check = k % check_every == 0
@@ -368,7 +370,7 @@ def accpm(problem, run: Run, *, center: str = "cg", check_every: int = 10, max_c
                 keep = ~redundant(relevance, 2 * n + G.shape[0])
                 G, h, relevance = G[keep], h[keep], relevance[keep]
             if G.shape[0] >= max_cuts:  # drop the least relevant cuts, keeping room for the next few
-                keep = np.sort(np.argsort(relevance)[G.shape[0] - max_cuts + room:])
+                keep = np.sort(np.argsort(relevance)[G.shape[0] - max_cuts + batch:])
                 G, h = G[keep], h[keep]
         # the nearest other constraint along the gradient from x, then the new cut and a strictly
         # feasible start between the two

@@ -5,7 +5,7 @@ from __future__ import annotations
 import formulations
 
 from ..core.problem import IndefiniteProblem
-from .models import maxmin_model, solve_quietly, time_limit
+from .models import maxmin_model, solve_quietly
 from .tracking import Run
 
 #: Above this size the SDP route is refused: the model grows as n², the interior-point work as n⁶
@@ -47,9 +47,9 @@ def direct_sdp(problem: IndefiniteProblem, run: Run, *, solver: str = formulatio
             if run.out_of_time:
                 break
             model = maxmin_model(problem)
-            try:  # the conic solver gets the time left: its solve cannot be interrupted from outside
-                value = solve_quietly(model, solver=attempt, **{**formulations.ACCURATE.get(attempt, {}),
-                                                       **time_limit(attempt, run.remaining)})
+            try:  # the conic solver gets the time left once compiled: its solve cannot be interrupted from outside
+                value = solve_quietly(model, solver=attempt, budget=lambda: run.remaining,
+                                      **formulations.ACCURATE.get(attempt, {}))
             except Exception as exc:  # a conic solver failure: the next solver, or the run's end
                 failures.append(f"the SDP solve failed with {attempt}: {exc}")
                 continue

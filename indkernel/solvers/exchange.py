@@ -9,7 +9,7 @@ import formulations
 from .._validation import check_nonnegative_scalar, check_positive_scalar
 from ..core.problem import IndefiniteProblem
 from .mkl_master import MKLMaster
-from .models import siqclp_model, solve_quietly, time_limit
+from .models import siqclp_model, solve_quietly
 from .tracking import Run, _positive_int
 
 #: The exchange method's masters: ``"conic"`` the QCLP through cvxpy (the paper's route, with MOSEK
@@ -126,9 +126,11 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
     def solve_master(keep: list[int], new: np.ndarray):
         kernels[:] = [kernels[i] for i in keep] + [new]
         factors[:] = [factors[i] for i in keep] + [formulations.psd_factor(new)]
+        if run.stop_for_time():  # the factor is O(n³): no model is built after the time is up
+            return None
         model = siqclp_model(problem, kernels, factors)
         try:
-            t = _solve_master(model, solver, run.remaining)
+            t = _solve_master(model, solver, lambda: run.remaining)
         except Exception as exc:  # a conic solver failure ends the run with its reason
             if run.remaining == 0.0:
                 run.fail("time_limit", f"stopped at time_limit={run.time_limit:g} s inside a master solve")
@@ -141,11 +143,15 @@ def _conic_rounds(problem: IndefiniteProblem, run: Run, solver: str):
     return solve_master
 
 
-def _solve_master(model, solver: str, seconds: float | None) -> float:
+def _solve_master(model, solver: str, budget) -> float:
+    """The master's value by ``solver``, else by the second opinion; each gets the seconds
+    ``budget()`` leaves once its model is compiled."""
     try:
-        return solve_quietly(model, solver=solver, **time_limit(solver, seconds))
+        return solve_quietly(model, solver=solver, budget=budget)
+    except formulations.OutOfTime:
+        raise
     except Exception:
         if solver == formulations.SECOND_OPINION:
             raise
         second = formulations.SECOND_OPINION
-        return solve_quietly(model, solver=second, **formulations.ACCURATE[second], **time_limit(second, seconds))
+        return solve_quietly(model, solver=second, budget=budget, **formulations.ACCURATE[second])

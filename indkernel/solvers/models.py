@@ -16,17 +16,6 @@ import formulations
 
 from ..core.problem import IndefiniteProblem
 
-#: The time-limit setting of each conic solver, so a solve ends with the run's time_limit.
-TIME_LIMIT_SETTINGS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
-
-
-def time_limit(solver: str, seconds: float | None) -> dict:
-    """The keyword that gives ``solver`` at most ``seconds`` (None: no limit; a solver without such
-    a setting: nothing)."""
-    if seconds is None or solver not in TIME_LIMIT_SETTINGS:
-        return {}
-    return {TIME_LIMIT_SETTINGS[solver]: max(seconds, 1e-3)}
-
 
 def solve_quietly(model: formulations.Formulation, **options) -> float:
     """``model.solve(**options)`` without cvxpy's "Solution may be inaccurate" warning (the solver
