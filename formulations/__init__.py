@@ -22,13 +22,14 @@ from .machines import psd_factor
 from .maxmin import maxmin_model, maxmin_sdp, one_class_maxmin_sdp, penalized_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
 from .minmax import minmax_model, minmax_primal, one_class_minmax_primal, penalized_minmax_primal, svr_minmax_primal
 from .mod_svm import mod_svm_dual, mod_svm_primal
+from .one_norm import one_norm_svm, one_norm_svm_dual
 from .siqclp import one_class_siqclp_master, penalized_siqclp_master, siqclp_master, siqclp_model, svr_siqclp_master
 from .solvers import ACCURATE, DEFAULT_SOLVER, SECOND_OPINION, OutOfTime, available_solvers, reference_solver
 from .weighted_projection import projection_model, weighted_projection
 
 __all__ = [
     "ACCURATE", "analytic_center", "available_solvers", "DEFAULT_SOLVER", "dual_qp", "dual_qp_model", "Formulation",
-    "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal",
+    "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_norm_svm", "one_norm_svm_dual",
     "one_class_dual_qp", "one_class_maxmin_sdp", "one_class_minmax_primal", "one_class_siqclp_master", "OutOfTime",
     "penalized_maxmin_sdp", "penalized_minmax_primal", "penalized_siqclp_master", "penalties", "perturb_maxmin",
     "projection_model", "psd_factor", "reference_solver", "SECOND_OPINION", "siqclp_master", "siqclp_model",

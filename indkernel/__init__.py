@@ -26,8 +26,12 @@ from .estimators import (
     IndefiniteSVC,
     IndefiniteSVCCV,
     IndefiniteSVR,
+    KreinSVC,
     ModSVC,
+    OneNormSVC,
     PerturbSVC,
+    SimilarityFeaturesSVC,
+    SimilarityKNN,
     SpectrumSVC,
 )
 from .solvers import (
@@ -43,8 +47,10 @@ from .solvers import (
     verify,
 )
 
-__all__ = ["METHODS", "Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
-           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "OneClassProblem", "PerturbSVC",
-           "PerturbSVMProblem", "SVMProblem", "SVRProblem", "SolveError", "SolveResult", "SpectrumSVC", "Verification", "VerificationWarning", "compare",
-           "load_result", "plot_comparison", "solve", "verify"]
+__all__ = ["Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
+           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinSVC", "METHODS", "ModSVC",
+           "OneClassProblem", "OneNormSVC", "PerturbSVC", "PerturbSVMProblem", "SVMProblem", "SVRProblem",
+           "SimilarityFeaturesSVC", "SimilarityKNN", "SolveError", "SolveResult", "SpectrumSVC",
+           "Verification", "VerificationWarning", "compare", "load_result", "plot_comparison", "solve",
+           "verify"]
 __version__ = "0.1.0"

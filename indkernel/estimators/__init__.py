@@ -3,9 +3,9 @@
 (:mod:`indkernel.estimators.multiclass`) and the paper's baselines (:mod:`indkernel.estimators.baselines`).
 """
 
-from .baselines import ModSVC, SpectrumSVC
+from .baselines import KreinSVC, ModSVC, OneNormSVC, SimilarityFeaturesSVC, SimilarityKNN, SpectrumSVC
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .path_cv import IndefiniteSVCCV
 
-__all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "ModSVC", "PerturbSVC",
-           "SpectrumSVC"]
+__all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinSVC", "ModSVC",
+           "OneNormSVC", "PerturbSVC", "SimilarityFeaturesSVC", "SimilarityKNN", "SpectrumSVC"]

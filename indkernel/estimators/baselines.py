@@ -9,10 +9,19 @@ similarities with the interface of :class:`indkernel.IndefiniteSVC` (``fit(K_tra
   the consistent test-time counterpart applies the same map to the test rows, ``k̃ = k P``
   (Chen et al. 2009), and leaves them as they are for shift (only the diagonal moved). libsvm
   then solves the SVM on ``K̃``.
+- :class:`KreinSVC`: the Krein-space SVM (Loosli, Canu & Ong 2016), which is flip with the
+  consistent map: train on ``|K0|``, score new points by their raw rows with the weights mapped
+  back by ``U sign(Λ) Uᵀ``.
 - :class:`ModSVC`: Lin & Lin (2003), the kernel only in the separation constraints, the
   identity in the objective: ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
   ``α, ξ >= 0``; a convex QP for any K0, solved by its dual with the project's projected Newton
   (:mod:`indkernel.core.mod_svm`, certified), or as a QP through cvxpy (``solver=``).
+- :class:`OneNormSVC`: the 1-norm SVM on the raw similarity (Mangasarian 2000), ``min ‖β‖₁ +
+  Σ C_i ξ_i`` s.t. ``y_i((K0β)_i + b) >= 1 - ξ_i``: a linear program for any K0, solved by HiGHS
+  and certified by LP duality (:mod:`indkernel.core.one_norm`); new points by their raw rows.
+- Chen, Garcia, Gupta, Rahimi & Cazzanti (JMLR 2009)'s baselines: :class:`SimilarityFeaturesSVC`
+  (a linear SVM on the similarities as features) and :class:`SimilarityKNN` (k nearest
+  neighbours by similarity).
 - ``SpectrumSVC(spectrum="none")``: libsvm's SVC on the indefinite K0 itself, the paper's plain
   "SVM" column (libsvm converges to a stationary point of the nonconvex dual, with no optimality
   guarantee).
@@ -23,12 +32,13 @@ similarities with the interface of :class:`indkernel.IndefiniteSVC` (``fit(K_tra
 from __future__ import annotations
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import cvxpy as cp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -45,6 +55,7 @@ from .._validation import (
     sample_class_weights,
 )
 from ..core.mod_svm import ModSVMDual
+from ..core.one_norm import solve_one_norm_svm
 from ..core.proxy import eigendecomposition
 from ..solvers.projected_newton import projected_newton
 from ..solvers.tracking import Run
@@ -102,6 +113,8 @@ class SpectrumSVC(_PrecomputedClassifier):
     spectrum : {"none", "denoise", "flip", "shift"}, default "denoise"
         The transformation of K0's eigenvalues.
     C : float, default 1.0; class_weight : None, "balanced", "authors" or dict (as :class:`indkernel.IndefiniteSVC`).
+    tol : float, default 1e-3
+        libsvm's stopping tolerance, as ``SVC``'s.
     decision_function_shape : {"ovr", "ovo"}, default "ovr"; as scikit-learn's SVC.
 
     Attributes
@@ -111,11 +124,13 @@ class SpectrumSVC(_PrecomputedClassifier):
     """
 
     _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
-                              "spectrum": [StrOptions(set(TRANSFORMS))]}
+                              "spectrum": [StrOptions(set(TRANSFORMS))],
+                              "tol": [Interval(Real, 0, None, closed="neither")]}
 
-    def __init__(self, spectrum="denoise", C=1.0, *, class_weight=None, decision_function_shape="ovr"):
+    def __init__(self, spectrum="denoise", C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
         self.spectrum = spectrum
         self.C = C
+        self.tol = tol
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
 
@@ -123,8 +138,8 @@ class SpectrumSVC(_PrecomputedClassifier):
         K, y, index = self._validate_training(X, y)
         weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
         K_fit, self.test_map_ = spectrum_transform(K, self.spectrum)
-        self.svc_ = SVC(C=1.0, kernel="precomputed", decision_function_shape=self.decision_function_shape).fit(
-            K_fit, y, sample_weight=weights)
+        self.svc_ = SVC(C=1.0, kernel="precomputed", tol=self.tol,
+                        decision_function_shape=self.decision_function_shape).fit(K_fit, y, sample_weight=weights)
         return self
 
     def _transformed(self, X) -> np.ndarray:
@@ -140,6 +155,35 @@ class SpectrumSVC(_PrecomputedClassifier):
         """Labels for the test×train similarity rows ``X``."""
         K = self._transformed(X)
         return self.svc_.predict(K)
+
+
+class KreinSVC(SpectrumSVC):
+    """The Krein-space SVM (KSVM; Loosli, Canu & Ong, IEEE TPAMI 2016): with ``K0 = U Λ Uᵀ``, an
+    SVM is trained on ``|K0| = U|Λ|Uᵀ`` (the flipped spectrum, a PSD kernel) and its weights
+    ``α∘y`` are mapped back to the Krein space, ``α̃ = U sign(Λ) Uᵀ (α∘y)``, so a new point is
+    scored by its raw similarity row, ``kᵀα̃ + b``. That is ``SpectrumSVC("flip")`` with the
+    consistent test-time map ``k̃ = k U sign(Λ) Uᵀ`` (Chen et al. 2009), named as the field cites
+    it; more than two classes by libsvm's one-vs-one problems on the one flipped kernel.
+
+    Parameters
+    ----------
+    C : float, default 1.0; tol : float, default 1e-3 (libsvm's, as ``SVC``'s);
+    class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
+
+    Attributes
+    ----------
+    classes_, svc_ (libsvm's SVC on ``|K0|``), test_map_ (``U sign(Λ) Uᵀ``).
+    """
+
+    spectrum = "flip"  # not a parameter: the method is the flipped spectrum
+    _parameter_constraints = {name: rule for name, rule in SpectrumSVC._parameter_constraints.items()
+                              if name != "spectrum"}
+
+    def __init__(self, C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
+        self.C = C
+        self.tol = tol
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
 
 
 def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.ndarray | None]:
@@ -252,3 +296,155 @@ class ModSVC(_PrecomputedClassifier):
     def predict(self, X) -> np.ndarray:
         """Labels for the test×train similarity rows ``X``."""
         return self._decide(X)[1]
+
+
+class OneNormSVC(_PrecomputedClassifier):
+    """The 1-norm SVM on the raw similarity (Mangasarian 2000): ``min ‖β‖₁ + Σ C_i ξ_i`` s.t.
+    ``y_i((K0β)_i + b) >= 1 - ξ_i``, ``ξ >= 0``, a linear program for any K0 solved by HiGHS,
+    its optimum certified by LP duality (:mod:`indkernel.core.one_norm`). New points are scored
+    by their raw similarity rows, ``kᵀβ + b``: the map of training. The ℓ1 norm makes β sparse.
+    More than two classes by one-vs-one problems, ``decision_function_shape`` as in ``SVC``.
+
+    Parameters
+    ----------
+    C : float, default 1.0; class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
+
+    Attributes
+    ----------
+    classes_; support_ (the training points with ``β_j ≠ 0`` in some binary problem, ordered by
+    class, then index, as ``SVC``'s), n_support_, dual_coef_ (the weights β on the support in
+    ``SVC``'s layout and signs), intercept_ (as ``SVC``'s); bounds_ ((n_problems, 2): each LP's
+    certified bracket ``lower <= p* <= upper``), gap_ (their widths).
+    """
+
+    def __init__(self, C=1.0, *, class_weight=None, decision_function_shape="ovr"):
+        self.C = C
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+
+    def fit(self, X, y):
+        K, y, index = self._validate_training(X, y)
+        tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
+        weights = sample_class_weights(self.class_weight, index, self.classes_)
+        coefficients, self._intercepts = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
+        self.bounds_ = np.zeros((len(tasks), 2))
+        for k, task in enumerate(tasks):
+            y_pm, classes = check_binary_labels(task.labels, len(task.rows))
+            C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
+                 else self.C * weights[task.rows])
+            solution = solve_one_norm_svm(K[np.ix_(task.rows, task.rows)], y_pm, C)
+            coefficients[k, task.rows], self._intercepts[k] = solution.beta, solution.intercept
+            self.bounds_[k] = solution.lower, solution.upper
+        self.gap_ = self.bounds_[:, 1] - self.bounds_[:, 0]
+        self._support = np.flatnonzero(np.any(coefficients != 0, axis=0))
+        self._coefficients = coefficients[:, self._support]
+        self.support_, self.dual_coef_, self.intercept_ = multiclass.libsvm_layout(
+            self._support, self._coefficients, self._intercepts, index, len(self.classes_), "ovo")
+        self.n_support_ = np.bincount(index[self.support_], minlength=len(self.classes_)).astype(np.int32)
+        return self
+
+    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
+        decisions = self._test_rows(X)[:, self._support] @ self._coefficients.T + self._intercepts
+        return multiclass.decide(decisions, self.classes_, "ovo", self.decision_function_shape)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""
+        return self._decide(X)[0]
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        return self._decide(X)[1]
+
+
+class SimilarityFeaturesSVC(_PrecomputedClassifier):
+    """The SVM on similarities as features (Chen, Garcia, Gupta, Rahimi & Cazzanti, JMLR 2009):
+    each point is described by its similarities to the training points, the row ``K0[i, :]``,
+    and a linear SVM is trained on these features, i.e. libsvm on the PSD kernel ``K0 K0ᵀ``; a new
+    point's features are its row k, its kernel row ``k K0ᵀ``. Convex for any K0; more than two
+    classes as libsvm does them.
+
+    Parameters
+    ----------
+    C : float, default 1.0; tol : float, default 1e-3 (libsvm's, as ``SVC``'s);
+    class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
+
+    Attributes
+    ----------
+    classes_, svc_ (libsvm's SVC on ``K0 K0ᵀ``), features_ (K0: the training points' features).
+    """
+
+    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
+                              "tol": [Interval(Real, 0, None, closed="neither")]}
+
+    def __init__(self, C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
+        self.C = C
+        self.tol = tol
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+
+    def fit(self, X, y):
+        K, y, index = self._validate_training(X, y)
+        weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
+        self.features_ = K
+        self.svc_ = SVC(C=1.0, kernel="precomputed", tol=self.tol,
+                        decision_function_shape=self.decision_function_shape).fit(K @ K.T, y, sample_weight=weights)
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """libsvm's decision values on the kernel rows ``k K0ᵀ``; for two classes positive means ``classes_[1]``."""
+        rows = self._kernel_rows(X)
+        return self.svc_.decision_function(rows)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        rows = self._kernel_rows(X)
+        return self.svc_.predict(rows)
+
+    def _kernel_rows(self, X) -> np.ndarray:
+        """The test points' rows of the kernel ``K0 K0ᵀ``: ``k K0ᵀ``."""
+        rows = self._test_rows(X)  # checks that the model is fitted
+        return rows @ self.features_.T
+
+
+class SimilarityKNN(_PrecomputedClassifier):
+    """k nearest neighbours by similarity (the k-NN baseline of Chen et al., JMLR 2009): a point
+    takes the majority label of the ``n_neighbors`` training points most similar to it. Through
+    scikit-learn's ``KNeighborsClassifier`` on precomputed distances ``max(row) - row`` (each row's
+    order of similarity, as distances >= 0; ties as scikit-learn breaks them).
+
+    Parameters
+    ----------
+    n_neighbors : int, default 5
+
+    Attributes
+    ----------
+    classes_, knn_ (the fitted ``KNeighborsClassifier``).
+    """
+
+    _parameter_constraints = {"n_neighbors": [Interval(Integral, 1, None, closed="left")]}
+
+    def __init__(self, n_neighbors=5):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y):
+        K, y, _ = self._validate_training(X, y)
+        if self.n_neighbors > len(y):
+            raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the {len(y)} training points; pass at most "
+                             f"{len(y)}")
+        self.knn_ = KNeighborsClassifier(n_neighbors=self.n_neighbors, metric="precomputed").fit(_as_distances(K), y)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        distances = _as_distances(self._test_rows(X))
+        return self.knn_.predict(distances)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """The fraction of the neighbours in each class of ``classes_``."""
+        distances = _as_distances(self._test_rows(X))
+        return self.knn_.predict_proba(distances)
+
+
+def _as_distances(similarities: np.ndarray) -> np.ndarray:
+    """Each row's similarities as distances ``max(row) - row``: the same order, nonnegative."""
+    return similarities.max(axis=1, keepdims=True) - similarities
