@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -12,7 +13,7 @@ DEFAULT_SOLVER = "CLARABEL"
 SECOND_OPINION = "SCS"
 
 #: Settings for accurate solves, per solver (used by the cross-checks and the size table).
-ACCURATE = {
+ACCURATE: dict[str, dict[str, Any]] = {
     "CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8, max_iter=500),
     "SCS": dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200_000),
     "MOSEK": dict(),
