@@ -201,7 +201,39 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
     return (K + K.T) / 2, P
 
 
-class ModSVC(_PrecomputedClassifier):
+class _OneVsOneLinear(_PrecomputedClassifier):
+    """What :class:`ModSVC` and :class:`OneNormSVC` share: a binary problem per pair of classes
+    (one for two classes), each giving weights w over its rows and an offset b, and a new point's
+    decision ``kᵀw + b`` from its raw similarity row, combined as ``SVC`` combines pairs."""
+
+    def _fit_pairs(self, K: np.ndarray, y: np.ndarray, index: np.ndarray, solve) -> list:
+        """Solve each pair's problem, ``solve(K_pair, y_pm, C) -> (w, b, extra)``, into
+        ``_weights`` ((n_problems, n)) and ``_offsets``; returns the extras."""
+        tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
+        weights = sample_class_weights(self.class_weight, index, self.classes_)
+        self._weights, self._offsets, extras = np.zeros((len(tasks), len(y))), np.zeros(len(tasks)), []
+        for k, task in enumerate(tasks):
+            y_pm, classes = check_binary_labels(task.labels, len(task.rows))
+            C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
+                 else self.C * weights[task.rows])
+            self._weights[k, task.rows], self._offsets[k], extra = solve(K[np.ix_(task.rows, task.rows)], y_pm, C)
+            extras.append(extra)
+        return extras
+
+    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
+        decisions = self._test_rows(X) @ self._weights.T + self._offsets
+        return multiclass.decide(decisions, self.classes_, "ovo", self.decision_function_shape)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""
+        return self._decide(X)[0]
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        return self._decide(X)[1]
+
+
+class ModSVC(_OneVsOneLinear):
     """Lin & Lin (2003): ``min ½‖α‖² + Σ C_i ξ_i`` s.t. ``y_i(Σ_j α_j y_j K0_ij + b) >= 1 - ξ_i``,
     ``α, ξ >= 0`` (module docstring); convex for any K0. More than two classes by one-vs-one
     problems, ``decision_function_shape`` as in ``SVC`` (:mod:`indkernel.estimators.multiclass`).
@@ -240,16 +272,8 @@ class ModSVC(_PrecomputedClassifier):
             raise ValueError(f"solver={self.solver!r} is neither 'newton' nor an installed cvxpy solver; choose one of "
                              f"{['newton', *sorted(cp.installed_solvers())]}")
         K, y, index = self._validate_training(X, y)
-        tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
-        self.dual_coef_, self.intercept_ = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
-        self.gap_ = np.full(len(tasks), np.nan)
-        for k, task in enumerate(tasks):
-            y_pm, classes = check_binary_labels(task.labels, len(task.rows))
-            C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
-                 else self.C * sample_class_weights(self.class_weight, index, self.classes_)[task.rows])
-            block = K[np.ix_(task.rows, task.rows)]
-            solve = self._solve_dual if self.solver == "newton" else self._solve_qp
-            self.dual_coef_[k, task.rows], self.intercept_[k], self.gap_[k] = solve(block, y_pm, C)
+        gaps = self._fit_pairs(K, y, index, self._solve_dual if self.solver == "newton" else self._solve_qp)
+        self.dual_coef_, self.intercept_, self.gap_ = self._weights, self._offsets, np.array(gaps)
         return self
 
     def _solve_dual(self, K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -285,20 +309,8 @@ class ModSVC(_PrecomputedClassifier):
         model.solve(solver=self.solver)
         return y_pm * model.solution("alpha"), float(model.solution("b")), np.nan
 
-    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
-        decisions = self._test_rows(X) @ self.dual_coef_.T + self.intercept_
-        return multiclass.decide(decisions, self.classes_, "ovo", self.decision_function_shape)
 
-    def decision_function(self, X) -> np.ndarray:
-        """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""
-        return self._decide(X)[0]
-
-    def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarity rows ``X``."""
-        return self._decide(X)[1]
-
-
-class OneNormSVC(_PrecomputedClassifier):
+class OneNormSVC(_OneVsOneLinear):
     """The 1-norm SVM on the raw similarity (Mangasarian 2000): ``min ‖β‖₁ + Σ C_i ξ_i`` s.t.
     ``y_i((K0β)_i + b) >= 1 - ξ_i``, ``ξ >= 0``, a linear program for any K0 solved by HiGHS,
     its optimum certified by LP duality (:mod:`indkernel.core.one_norm`). New points are scored
@@ -324,36 +336,19 @@ class OneNormSVC(_PrecomputedClassifier):
 
     def fit(self, X, y):
         K, y, index = self._validate_training(X, y)
-        tasks = multiclass.binary_tasks(y, self.classes_, "ovo")
-        weights = sample_class_weights(self.class_weight, index, self.classes_)
-        coefficients, self._intercepts = np.zeros((len(tasks), len(y))), np.zeros(len(tasks))
-        self.bounds_ = np.zeros((len(tasks), 2))
-        for k, task in enumerate(tasks):
-            y_pm, classes = check_binary_labels(task.labels, len(task.rows))
-            C = (penalty_vector(self.C, y_pm, classes, self.class_weight) if self.class_weight == "authors"
-                 else self.C * weights[task.rows])
-            solution = solve_one_norm_svm(K[np.ix_(task.rows, task.rows)], y_pm, C)
-            coefficients[k, task.rows], self._intercepts[k] = solution.beta, solution.intercept
-            self.bounds_[k] = solution.lower, solution.upper
+        self.bounds_ = np.array(self._fit_pairs(K, y, index, _one_norm_pair))
         self.gap_ = self.bounds_[:, 1] - self.bounds_[:, 0]
-        self._support = np.flatnonzero(np.any(coefficients != 0, axis=0))
-        self._coefficients = coefficients[:, self._support]
+        support = np.flatnonzero(np.any(self._weights != 0, axis=0))
         self.support_, self.dual_coef_, self.intercept_ = multiclass.libsvm_layout(
-            self._support, self._coefficients, self._intercepts, index, len(self.classes_), "ovo")
+            support, self._weights[:, support], self._offsets, index, len(self.classes_), "ovo")
         self.n_support_ = np.bincount(index[self.support_], minlength=len(self.classes_)).astype(np.int32)
         return self
 
-    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
-        decisions = self._test_rows(X)[:, self._support] @ self._coefficients.T + self._intercepts
-        return multiclass.decide(decisions, self.classes_, "ovo", self.decision_function_shape)
 
-    def decision_function(self, X) -> np.ndarray:
-        """Two classes: positive means ``classes_[1]``; more: as :meth:`indkernel.IndefiniteSVC.decision_function`."""
-        return self._decide(X)[0]
-
-    def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarity rows ``X``."""
-        return self._decide(X)[1]
+def _one_norm_pair(K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """``(β, b, (lower, upper))`` of one binary 1-norm SVM."""
+    solution = solve_one_norm_svm(K, y_pm, C)
+    return solution.beta, solution.intercept, (solution.lower, solution.upper)
 
 
 class SimilarityFeaturesSVC(_PrecomputedClassifier):
