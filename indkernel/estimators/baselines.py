@@ -104,7 +104,46 @@ class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
 
-class SpectrumSVC(_PrecomputedClassifier):
+class _LibsvmOnMappedKernel(_PrecomputedClassifier):
+    """libsvm's SVC on a kernel made from the training similarity, ``K̃ = K0 M`` (or K0 shifted),
+    with new rows mapped the same way, ``k̃ = k M`` (``M`` = ``test_map_``; None: rows as they are)."""
+
+    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
+                              "tol": [Interval(Real, 0, None, closed="neither")]}
+
+    def __init__(self, C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
+        self.C = C
+        self.tol = tol
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+
+    def _kernel_and_map(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        K, y, index = self._validate_training(X, y)
+        weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
+        K_fit, self.test_map_ = self._kernel_and_map(K)
+        self.svc_ = SVC(C=1.0, kernel="precomputed", tol=self.tol,
+                        decision_function_shape=self.decision_function_shape).fit(K_fit, y, sample_weight=weights)
+        return self
+
+    def _transformed(self, X) -> np.ndarray:
+        K = self._test_rows(X)
+        return K if self.test_map_ is None else K @ self.test_map_
+
+    def decision_function(self, X) -> np.ndarray:
+        """libsvm's decision values on the mapped test rows; for two classes positive means ``classes_[1]``."""
+        K = self._transformed(X)
+        return self.svc_.decision_function(K)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        K = self._transformed(X)
+        return self.svc_.predict(K)
+
+
+class SpectrumSVC(_LibsvmOnMappedKernel):
     """libsvm's SVM on a spectrum-transformed similarity (module docstring); more than two
     classes as libsvm does them (one-vs-one, ``decision_function_shape`` as in SVC).
 
@@ -123,9 +162,8 @@ class SpectrumSVC(_PrecomputedClassifier):
     shift and none).
     """
 
-    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
-                              "spectrum": [StrOptions(set(TRANSFORMS))],
-                              "tol": [Interval(Real, 0, None, closed="neither")]}
+    _parameter_constraints = {**_LibsvmOnMappedKernel._parameter_constraints,
+                              "spectrum": [StrOptions(set(TRANSFORMS))]}
 
     def __init__(self, spectrum="denoise", C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
         self.spectrum = spectrum
@@ -134,30 +172,11 @@ class SpectrumSVC(_PrecomputedClassifier):
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
 
-    def fit(self, X, y):
-        K, y, index = self._validate_training(X, y)
-        weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
-        K_fit, self.test_map_ = spectrum_transform(K, self.spectrum)
-        self.svc_ = SVC(C=1.0, kernel="precomputed", tol=self.tol,
-                        decision_function_shape=self.decision_function_shape).fit(K_fit, y, sample_weight=weights)
-        return self
-
-    def _transformed(self, X) -> np.ndarray:
-        K = self._test_rows(X)
-        return K if self.test_map_ is None else K @ self.test_map_
-
-    def decision_function(self, X) -> np.ndarray:
-        """libsvm's decision values on the transformed test rows; for two classes positive means ``classes_[1]``."""
-        K = self._transformed(X)
-        return self.svc_.decision_function(K)
-
-    def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarity rows ``X``."""
-        K = self._transformed(X)
-        return self.svc_.predict(K)
+    def _kernel_and_map(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        return spectrum_transform(K, self.spectrum)
 
 
-class KreinSVC(SpectrumSVC):
+class KreinSVC(_LibsvmOnMappedKernel):
     """The Krein-space SVM (KSVM; Loosli, Canu & Ong, IEEE TPAMI 2016): with ``K0 = U Λ Uᵀ``, an
     SVM is trained on ``|K0| = U|Λ|Uᵀ`` (the flipped spectrum, a PSD kernel) and its weights
     ``α∘y`` are mapped back to the Krein space, ``α̃ = U sign(Λ) Uᵀ (α∘y)``, so a new point is
@@ -175,15 +194,8 @@ class KreinSVC(SpectrumSVC):
     classes_, svc_ (libsvm's SVC on ``|K0|``), test_map_ (``U sign(Λ) Uᵀ``).
     """
 
-    spectrum = "flip"  # not a parameter: the method is the flipped spectrum
-    _parameter_constraints = {name: rule for name, rule in SpectrumSVC._parameter_constraints.items()
-                              if name != "spectrum"}
-
-    def __init__(self, C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
-        self.C = C
-        self.tol = tol
-        self.class_weight = class_weight
-        self.decision_function_shape = decision_function_shape
+    def _kernel_and_map(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        return spectrum_transform(K, "flip")
 
 
 def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.ndarray | None]:
@@ -351,54 +363,20 @@ def _one_norm_pair(K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.n
     return solution.beta, solution.intercept, (solution.lower, solution.upper)
 
 
-class SimilarityFeaturesSVC(_PrecomputedClassifier):
+class SimilarityFeaturesSVC(_LibsvmOnMappedKernel):
     """The SVM on similarities as features (Chen, Garcia, Gupta, Rahimi & Cazzanti, JMLR 2009):
     each point is described by its similarities to the training points, the row ``K0[i, :]``,
     and a linear SVM is trained on these features, i.e. libsvm on the PSD kernel ``K0 K0ᵀ``; a new
     point's features are its row k, its kernel row ``k K0ᵀ``. Convex for any K0; more than two
-    classes as libsvm does them.
-
-    Parameters
-    ----------
-    C : float, default 1.0; tol : float, default 1e-3 (libsvm's, as ``SVC``'s);
-    class_weight, decision_function_shape : as :class:`indkernel.IndefiniteSVC`.
+    classes as libsvm does them. Parameters as :class:`KreinSVC`'s.
 
     Attributes
     ----------
-    classes_, svc_ (libsvm's SVC on ``K0 K0ᵀ``), features_ (K0: the training points' features).
+    classes_, svc_ (libsvm's SVC on ``K0 K0ᵀ``), test_map_ (``K0ᵀ``: a new row's kernel row is ``k K0ᵀ``).
     """
 
-    _parameter_constraints = {**_PrecomputedClassifier._parameter_constraints,
-                              "tol": [Interval(Real, 0, None, closed="neither")]}
-
-    def __init__(self, C=1.0, *, tol=1e-3, class_weight=None, decision_function_shape="ovr"):
-        self.C = C
-        self.tol = tol
-        self.class_weight = class_weight
-        self.decision_function_shape = decision_function_shape
-
-    def fit(self, X, y):
-        K, y, index = self._validate_training(X, y)
-        weights = self.C * sample_class_weights(self.class_weight, index, self.classes_)
-        self.features_ = K
-        self.svc_ = SVC(C=1.0, kernel="precomputed", tol=self.tol,
-                        decision_function_shape=self.decision_function_shape).fit(K @ K.T, y, sample_weight=weights)
-        return self
-
-    def decision_function(self, X) -> np.ndarray:
-        """libsvm's decision values on the kernel rows ``k K0ᵀ``; for two classes positive means ``classes_[1]``."""
-        rows = self._kernel_rows(X)
-        return self.svc_.decision_function(rows)
-
-    def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarity rows ``X``."""
-        rows = self._kernel_rows(X)
-        return self.svc_.predict(rows)
-
-    def _kernel_rows(self, X) -> np.ndarray:
-        """The test points' rows of the kernel ``K0 K0ᵀ``: ``k K0ᵀ``."""
-        rows = self._test_rows(X)  # checks that the model is fitted
-        return rows @ self.features_.T
+    def _kernel_and_map(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        return K @ K.T, K.T
 
 
 class SimilarityKNN(_PrecomputedClassifier):
