@@ -261,7 +261,13 @@ def test_a_solver_panic_is_a_named_failure(monkeypatch):
     def panic(self, *args, **kwargs):
         raise PanicException("index out of bounds")
 
-    monkeypatch.setattr(cvxpy.Problem, "solve", panic)  # Clarabel's route: SCS, the second opinion, takes over
+    chain = cvxpy.reductions.solvers.solving_chain.SolvingChain
+    solve_via_data = chain.solve_via_data
+
+    def clarabel_panics(self, *args, **kwargs):
+        return (panic if self.solver.name() == "CLARABEL" else solve_via_data)(self, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "solve_via_data", clarabel_panics)  # SCS, the second opinion, takes over
     result = solve(SVMProblem(random_kernel(4), labels(4)), "sdp")
     assert result.status == "optimal" and result.details["sdp_solver"] == "SCS"
     monkeypatch.setattr(cvxpy.Problem, "get_problem_data", panic)  # SCS's route too
