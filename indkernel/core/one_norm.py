@@ -4,11 +4,11 @@ LP duality.
 
 Primal: ``min ‖β‖₁ + Σ C_i ξ_i`` s.t. ``y_i((Kβ)_i + b) >= 1 - ξ_i``, ``ξ >= 0``, for any
 symmetric K (no spectrum enters: the same map scores training and new points, ``kᵀβ + b``).
-Dual: ``max Σ λ_i`` s.t. ``0 <= λ <= C``, ``Σ λ_i y_i = 0``, ``|K(λ∘y)| <= 1`` componentwise
+Dual: ``max Σ λ_i`` s.t. ``0 <= λ <= C``, ``Σ λ_i y_i = 0``, ``|Kᵀ(λ∘y)| <= 1`` componentwise
 (:func:`formulations.one_norm_svm_dual`). Weak duality brackets the optimum ``p*`` between the
 dual value at any feasible λ and the primal value at any (β, b) with the slacks it implies:
 HiGHS's marginals are made feasible (clipped to the box, the heavier class scaled down to
-``yᵀλ = 0``, the whole scaled into ``|K(λ∘y)| <= 1``: in exact arithmetic these scalings give a
+``yᵀλ = 0``, the whole scaled into ``|Kᵀ(λ∘y)| <= 1``: in exact arithmetic these scalings give a
 feasible λ, and the computed one differs from it by round-off) and each side is widened by its
 round-off (``γ = ROUNDOFF_FACTOR·n·u`` times the magnitude of each sum), so the bracket holds in
 floating point.
@@ -77,6 +77,6 @@ def dual_bound(K: np.ndarray, y: np.ndarray, C: np.ndarray, multipliers: np.ndar
         lam[y > 0] *= negative / positive
     elif negative > positive:
         lam[y < 0] *= positive / negative
-    reach = np.abs(K @ (lam * y)) + gamma * (np.abs(K) @ lam)  # |K(λ∘y)| with its round-off
+    reach = np.abs(K.T @ (lam * y)) + gamma * (np.abs(K).T @ lam)  # |Kᵀ(λ∘y)| with its round-off
     lam = lam / max(1.0, float(reach.max(initial=0.0)))
     return float(lam.sum()) * (1 - gamma)
