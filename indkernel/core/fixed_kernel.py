@@ -39,10 +39,11 @@ MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before libsvm takes over, and libsvm's tolerances then, loosest first; its
-#: cap, and the longer one of a second try at a tolerance where libsvm stopped at the cap (a capped
-#: β is still scored). On USPS 3 vs 5, n = 500, ρ = 1, at the projected gradient's stopping iterate,
-#: libsvm needs more than a million iterations for 1e-7 (K*(α) has many zero eigenvalues): with the
-#: first cap alone the bound missed TIGHTNESS (``tests/test_tight_certificate.py`` holds it there).
+#: cap, and the longer one of a second try at a tolerance where libsvm stopped at the cap and its
+#: β, scored and polished, still left the bound unproven. On USPS 3 vs 5, n = 500, ρ = 1, at the
+#: projected gradient's stopping iterate, libsvm needs more than a million iterations for 1e-7
+#: (K*(α) has many zero eigenvalues): with the first cap alone the bound missed TIGHTNESS
+#: (``tests/test_tight_certificate.py`` holds it there).
 NEWTON_ROUNDS = 4
 LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_LONG_CAP = (1e-3, 1e-5, 1e-7), 1_000_000, 10_000_000
 
@@ -209,11 +210,12 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     polish()
     if libsvm and not tight():
         K = problem.proxy_kernel(alpha)
-        for tol in LIBSVM_TOLERANCES:
+        attempts, capped = [(tol, cap) for tol in LIBSVM_TOLERANCES for cap in (LIBSVM_CAP, LIBSVM_LONG_CAP)], False
+        for tol, cap in attempts:
+            if cap == LIBSVM_LONG_CAP and not capped:  # the retry is for a tolerance libsvm stopped short of
+                continue
             try:
-                beta, capped = problem.machine.libsvm_beta(K, tol, LIBSVM_CAP)
-                if capped and not (stop is not None and stop()):  # short of tol: once more, with a longer budget
-                    beta, _ = problem.machine.libsvm_beta(K, tol, LIBSVM_LONG_CAP)
+                beta, capped = problem.machine.libsvm_beta(K, tol, cap)
             except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
                 break
             raw = beta if problem.penalty.scale is None else beta * problem.penalty.scale  # β in the oracle's space
@@ -221,7 +223,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
             x = problem.from_dual_coef(beta)  # onto A
             v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
-            polish()
+            polish()  # a capped β polished may already be tight: then no longer retry
             if tight():
                 break
     return FixedKernelBound(v=search.best_v, gain=float(search.gain))
