@@ -249,7 +249,7 @@ def test_the_one_norm_lp_is_certified_and_agrees_with_cvxpy(kind, seed):
     solved by cvxpy (an indefinite random matrix with per-class penalties, and the Simpson kernel),
     to the LP's accuracy; its β is sparse."""
     K, y = random_indefinite(40, seed) if kind == "random" else digits_simpson(60, seed)
-    y = np.where(y == y[0], 1.0, -1.0) if y.dtype.kind not in "f" else y
+    y = np.where(y == y[0], 1.0, -1.0)  # ±1 whatever the labels (a sign flip changes nothing here)
     C = np.where(y > 0, 2.0, 0.5)
     solution = solve_one_norm_svm(K, y, C)
     primal, dual = one_norm_reference(K, y, C)
