@@ -18,6 +18,7 @@ from . import machines, penalties
 from ._base import Formulation
 from .analytic_center import analytic_center
 from .dual_qp import dual_qp, dual_qp_model, one_class_dual_qp, svr_dual_qp
+from .krein_least_squares import krein_least_squares_sdp
 from .machines import psd_factor
 from .maxmin import maxmin_model, maxmin_sdp, one_class_maxmin_sdp, penalized_maxmin_sdp, perturb_maxmin, svr_maxmin_sdp
 from .minmax import minmax_model, minmax_primal, one_class_minmax_primal, penalized_minmax_primal, svr_minmax_primal
@@ -29,6 +30,7 @@ from .weighted_projection import projection_model, weighted_projection
 
 __all__ = [
     "ACCURATE", "analytic_center", "available_solvers", "DEFAULT_SOLVER", "dual_qp", "dual_qp_model", "Formulation",
+    "krein_least_squares_sdp",
     "machines", "maxmin_model", "maxmin_sdp", "minmax_model", "minmax_primal", "mod_svm_dual", "mod_svm_primal", "one_norm_svm", "one_norm_svm_dual",
     "one_class_dual_qp", "one_class_maxmin_sdp", "one_class_minmax_primal", "one_class_siqclp_master", "OutOfTime",
     "penalized_maxmin_sdp", "penalized_minmax_primal", "penalized_siqclp_master", "penalties", "perturb_maxmin",

@@ -26,6 +26,7 @@ from .estimators import (
     IndefiniteSVC,
     IndefiniteSVCCV,
     IndefiniteSVR,
+    KreinLeastSquaresClassifier,
     KreinSVC,
     ModSVC,
     OneNormSVC,
@@ -48,7 +49,7 @@ from .solvers import (
 )
 
 __all__ = ["Certificate", "ComponentwiseSVMProblem", "IndefiniteOneClassSVM", "IndefiniteProblem",
-           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinSVC", "METHODS", "ModSVC",
+           "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinLeastSquaresClassifier", "KreinSVC", "METHODS", "ModSVC",
            "OneClassProblem", "OneNormSVC", "PerturbSVC", "PerturbSVMProblem", "SVMProblem", "SVRProblem",
            "SimilarityFeaturesSVC", "SimilarityKNN", "SolveError", "SolveResult", "SpectrumSVC",
            "Verification", "VerificationWarning", "compare", "load_result", "plot_comparison", "solve",

@@ -3,9 +3,18 @@
 (:mod:`indkernel.estimators.multiclass`) and the paper's baselines (:mod:`indkernel.estimators.baselines`).
 """
 
-from .baselines import KreinSVC, ModSVC, OneNormSVC, SimilarityFeaturesSVC, SimilarityKNN, SpectrumSVC
+from .baselines import (
+    KreinLeastSquaresClassifier,
+    KreinSVC,
+    ModSVC,
+    OneNormSVC,
+    SimilarityFeaturesSVC,
+    SimilarityKNN,
+    SpectrumSVC,
+)
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .path_cv import IndefiniteSVCCV
 
-__all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinSVC", "ModSVC",
+__all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVCCV", "IndefiniteSVR", "KreinLeastSquaresClassifier",
+           "KreinSVC", "ModSVC",
            "OneNormSVC", "PerturbSVC", "SimilarityFeaturesSVC", "SimilarityKNN", "SpectrumSVC"]

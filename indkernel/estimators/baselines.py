@@ -19,6 +19,10 @@ similarities with the interface of :class:`indkernel.IndefiniteSVC` (``fit(K_tra
 - :class:`OneNormSVC`: the 1-norm SVM on the raw similarity (Mangasarian 2000), ``min ‖β‖₁ +
   Σ C_i ξ_i`` s.t. ``y_i((K0β)_i + b) >= 1 - ξ_i``: a linear program for any K0, solved by HiGHS
   and certified by LP duality (:mod:`indkernel.core.one_norm`); new points by their raw rows.
+- :class:`KreinLeastSquaresClassifier`: least squares in the Krein space with separate
+  regularizers on the positive and negative parts over a hypersphere (Oglic & Gärtner 2018),
+  solved globally on K0's eigendecomposition (:mod:`indkernel.core.krein_least_squares`); one
+  target vector per class, new points by their raw rows.
 - Chen, Garcia, Gupta, Rahimi & Cazzanti (JMLR 2009)'s baselines: :class:`SimilarityFeaturesSVC`
   (a linear SVM on the similarities as features) and :class:`SimilarityKNN` (k nearest
   neighbours by similarity).
@@ -54,6 +58,7 @@ from .._validation import (
     penalty_vector,
     sample_class_weights,
 )
+from ..core.krein_least_squares import solve_krein_least_squares
 from ..core.mod_svm import ModSVMDual
 from ..core.one_norm import solve_one_norm_svm
 from ..core.proxy import eigendecomposition
@@ -361,6 +366,68 @@ def _one_norm_pair(K: np.ndarray, y_pm: np.ndarray, C: np.ndarray) -> tuple[np.n
     """``(β, b, (lower, upper))`` of one binary 1-norm SVM."""
     solution = solve_one_norm_svm(K, y_pm, C)
     return solution.beta, solution.intercept, (solution.lower, solution.upper)
+
+
+class KreinLeastSquaresClassifier(_PrecomputedClassifier):
+    """Least squares in a Krein space (Oglic & Gärtner, "Learning in reproducing kernel Kreĭn
+    spaces", ICML 2018): ``min (1/n)‖K0α - t‖² + λ₊‖f₊‖² + λ₋‖f₋‖²`` over functions
+    ``f = Σ α_j k(x_j, ·)`` on the hypersphere ``‖f₊‖² + ‖f₋‖² = r²`` of the associated Hilbert
+    space, solved to its global optimum on K0's eigendecomposition (one secular equation,
+    :mod:`indkernel.core.krein_least_squares`), the optimum bracketed by duality. The targets are
+    ±1 for two classes (``classes_[1]`` positive) and one ±1 column per class for more (predict
+    the largest), centred, their mean the intercept. New points are scored by their raw rows,
+    ``kᵀα + b``: the map of training. On the sphere only ``λ₋ - λ₊`` and r shape the solution.
+
+    Parameters
+    ----------
+    lambda_positive, lambda_negative : float >= 0, default 1.0
+        λ₊ and λ₋, the regularizers of the positive and negative parts.
+    radius : float > 0, default 1.0
+        r, the norm of f in the associated Hilbert space.
+
+    Attributes
+    ----------
+    classes_; coef_ ((n_targets, n): α per target column), intercept_ ((n_targets,)); bounds_
+    ((n_targets, 2): each problem's bracket ``lower <= p* <= upper``), gap_ (their widths).
+    """
+
+    _parameter_constraints = {"lambda_positive": [Interval(Real, 0, None, closed="left")],
+                              "lambda_negative": [Interval(Real, 0, None, closed="left")],
+                              "radius": [Interval(Real, 0, None, closed="neither")]}
+
+    def __init__(self, lambda_positive=1.0, lambda_negative=1.0, *, radius=1.0):
+        self.lambda_positive = lambda_positive
+        self.lambda_negative = lambda_negative
+        self.radius = radius
+
+    def fit(self, X, y):
+        K, y, index = self._validate_training(X, y)
+        targets = np.where(index[:, None] == np.arange(len(self.classes_)), 1.0, -1.0)
+        if len(self.classes_) == 2:
+            targets = targets[:, 1:]
+        self.intercept_ = targets.mean(axis=0)
+        values, vectors = eigendecomposition(K)
+        solutions = [solve_krein_least_squares(values, vectors, column - mean, lambda_positive=self.lambda_positive,
+                                               lambda_negative=self.lambda_negative, radius=self.radius)
+                     for column, mean in zip(targets.T, self.intercept_, strict=True)]
+        self.coef_ = np.array([solution.alpha for solution in solutions])
+        self.bounds_ = np.array([(solution.lower, solution.upper) for solution in solutions])
+        self.gap_ = self.bounds_[:, 1] - self.bounds_[:, 0]
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """``kᵀα + b`` per target: (n_test,) for two classes (positive means ``classes_[1]``),
+        else (n_test, n_classes)."""
+        check_is_fitted(self)
+        decisions = self._test_rows(X) @ self.coef_.T + self.intercept_
+        return decisions[:, 0] if len(self.classes_) == 2 else decisions
+
+    def predict(self, X) -> np.ndarray:
+        """Labels for the test×train similarity rows ``X``."""
+        decisions = self.decision_function(X)
+        if decisions.ndim == 1:
+            return self.classes_[(decisions > 0).astype(int)]
+        return self.classes_[decisions.argmax(axis=1)]
 
 
 class SimilarityFeaturesSVC(_LibsvmOnMappedKernel):
