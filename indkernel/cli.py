@@ -1,4 +1,4 @@
-"""The ``indkernel`` command line tool: solve, compare, figures, tables, datasets.
+"""The ``indkernel`` command line tool: solve, compare, figures, tables, benchmark, datasets.
 
 Exit codes: 0 done (for ``solve``: the certified gap met the tolerance), 1 finished without
 meeting it, 2 bad input (the message says what to fix).
@@ -38,6 +38,10 @@ EXAMPLES = {
   indkernel tables --multiclass              ten-class USPS, 7291/2007 split (needs INDKERNEL_DATA)
   indkernel tables --ablation                the Simpson rows' ablations, 10 splits (needs INDKERNEL_DATA)
   indkernel tables --rules                   Indefinite SVM's rules for new points against each other and denoise""",
+    "benchmark": """  indkernel benchmark --similarity S.npy --labels y.npy      every method, 20 random 80/20 splits
+  indkernel benchmark --similarity S.npy --labels y.npy --quick --splits 3    a first look (small grids)
+  indkernel benchmark --similarity S.npy --labels y.npy --methods 'Indefinite SVM' Denoise
+  indkernel benchmark --list                 the methods, their estimators, grids and citations""",
     "datasets": """  indkernel datasets                         where the data directory is and what it holds""",
 }
 DATA_NOTE = """DATA is a .npz with arrays X (features, one row per sample) and y, or K (a precomputed n x n
@@ -53,7 +57,8 @@ EPILOG = "\n\n".join(["examples:\n" + "\n".join(EXAMPLES.values()), DATA_NOTE + 
 
 def _epilog(command: str) -> str:
     """A command's own --help epilog: its examples and the notes that concern it."""
-    notes = [DATA_NOTE, CHECKS_NOTE] if command in ("solve", "compare") else [DATA_DIRECTORY_NOTE]
+    notes = ([DATA_NOTE, CHECKS_NOTE] if command in ("solve", "compare") else [] if command == "benchmark"
+             else [DATA_DIRECTORY_NOTE])
     return "\n\n".join([f"examples:\n{EXAMPLES[command]}", *notes])
 
 
@@ -380,6 +385,36 @@ def _run_tables(args) -> int:
     return 0
 
 
+def _benchmark(args) -> int:
+    from .estimators.registry import methods_markdown
+    from .reproduction.benchmark import OUTPUTS, benchmark
+
+    if args.list:
+        print(methods_markdown())
+        return 0
+    missing = [option for option in ("--similarity", "--labels") if getattr(args, option[2:]) is None]
+    if missing:
+        raise ValueError(f"{' and '.join(missing)}: required (the n x n similarity matrix and its n labels); "
+                         "--list shows the methods")
+    path = _input_file(args.similarity, "--similarity")
+    with _reading(path, "--similarity", "a .npy array (np.save) or a text matrix"):
+        K = np.load(path, allow_pickle=False) if path.suffix == ".npy" else np.loadtxt(path, ndmin=2)
+    labels = _input_file(args.labels, "--labels")
+    with _reading(labels, "--labels", "a .npy array or a text file with one label a line"):
+        y = np.load(labels, allow_pickle=False) if labels.suffix == ".npy" else np.loadtxt(labels, dtype=str, ndmin=1)
+    out = _output_folder(args.out, "--out", args, OUTPUTS)
+    try:
+        result = benchmark(K, y, methods=args.methods, splits=args.splits, folds=args.folds, test_size=args.test_size,
+                           quick=args.quick, out=out, n_jobs=args.n_jobs, seed=args.seed, quiet=args.quiet)
+    except KeyboardInterrupt:  # what finished, not a traceback (as tables)
+        print(f"indkernel benchmark: interrupted (Ctrl-C); the fits that finished are kept in {out / 'parts'}: the "
+              "same command resumes from them", file=sys.stderr)
+        return 130
+    print(result.markdown)
+    print(f"\n{', '.join(OUTPUTS)} in {out}")
+    return 0
+
+
 def _datasets(args) -> int:
     from .datasets import SOURCES, data_directory, data_status
 
@@ -555,6 +590,39 @@ def build_parser() -> argparse.ArgumentParser:
                              "stopped --rules or --multiclass run from its part files in --out (reused either way: "
                              "delete them to recompute), nor for --datasets and --methods, which update the tables")
     tables.set_defaults(run=_tables)
+
+    from .estimators.registry import METHODS as CLASSIFIERS
+    from .reproduction.benchmark import FOLDS, SPLITS, TEST_SIZE
+
+    bench = commands.add_parser("benchmark", parents=[common], help="every method of the field on your similarity "
+                                "matrix, Chen et al.'s protocol",
+                                description="Run the registry's methods on a precomputed similarity matrix under Chen "
+                                            "et al.'s protocol: random stratified splits, parameters by inner "
+                                            "cross-validation, one test per split; print and write one table (test "
+                                            "error mean ± sd, the best marked, paired t-tests against it). Each "
+                                            "split is kept in --out as it finishes: a stopped run resumes.",
+                                epilog=_epilog("benchmark"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    bench.add_argument("--list", action="store_true", help="print the registry's methods (estimator, grid, "
+                       "citation) and exit")
+    bench.add_argument("--similarity", metavar="FILE",
+                       help="the n x n similarity matrix (.npy, or a text matrix one row a line)")
+    bench.add_argument("--labels", metavar="FILE", help="n labels (.npy, or one label a line)")
+    bench.add_argument("--splits", type=int, default=SPLITS, help=f"random train/test splits (default {SPLITS})")
+    bench.add_argument("--test-size", type=float, default=TEST_SIZE,
+                       help=f"the held-out fraction of each split (default {TEST_SIZE})")
+    bench.add_argument("--folds", type=int, default=FOLDS,
+                       help=f"folds of the inner cross-validation (default {FOLDS})")
+    bench.add_argument("--methods", nargs="+", default=None, metavar="NAME", choices=list(CLASSIFIERS),
+                       help="the methods to run (default all but Flip, which is the Krein SVM): "
+                            + ", ".join(repr(name) for name in CLASSIFIERS))
+    bench.add_argument("--quick", action="store_true", help="each method's small grid (a first look)")
+    bench.add_argument("--seed", type=int, default=0, help="the first split's random seed (default 0)")
+    bench.add_argument("--n-jobs", type=int, default=None, help="parallel fits of the cross-validation (default 1)")
+    bench.add_argument("--out", default="indkernel-benchmark",
+                       help="output folder: part files and the tables (default ./indkernel-benchmark)")
+    bench.add_argument("--force", action="store_true", help="replace the finished tables in --out (the part files "
+                       "are reused either way: delete them to recompute)")
+    bench.set_defaults(run=_benchmark)
 
     data = commands.add_parser("datasets", parents=[common], help="where the data directory is and what it holds",
                                description="Print the data directory and, for each of the paper's data files, "

@@ -59,3 +59,15 @@ def test_the_api_reference_names_the_formulations_and_verify():
     for entry in ("formulations", "formulations.machines", "formulations.penalties", "indkernel.verify",
                   "indkernel.Verification"):
         assert re.search(rf"^\s+{re.escape(entry)}$", api, flags=re.MULTILINE), entry
+
+
+def test_the_guide_lists_the_registry_as_it_is():
+    """The guide's table of methods is the registry's own (``indkernel benchmark --list``): a method
+    added, renamed or given another grid or citation must be written there too."""
+    from indkernel.estimators.registry import methods_markdown
+
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- methods:start -->\n(.*?)\n\nMade by", guide, flags=re.DOTALL)
+    assert block is not None and block.group(1) == methods_markdown(), (
+        "rewrite the block: indkernel.reproduction.report.update_marked_block(Path('docs/guide.md'), 'methods', "
+        "methods_markdown(), 'indkernel benchmark --list')")

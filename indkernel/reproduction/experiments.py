@@ -28,8 +28,10 @@ from .. import datasets, kernels
 from .._files import write_csv, write_text
 from .._progress import tqdm
 from ..core.rank_one import compile_oracle
-from ..estimators.baselines import ModSVC, SpectrumSVC
-from ..estimators.indefinite import IndefiniteSVC, PerturbSVC
+from ..estimators.baselines import SpectrumSVC
+from ..estimators.indefinite import PerturbSVC
+from ..estimators.registry import C_GRID, FIT_TOL, QUICK_C_GRID, QUICK_RHO_GRID, RHO_GRID
+from ..estimators.registry import METHODS as REGISTRY
 from ..solvers.tracking import _positive_int
 from .measure import cores
 from .protocol import Split, performance, random_split, select_and_test
@@ -75,14 +77,10 @@ DIGITS_PERTURB_SETS = ["digits-3-5-linear", "digits-3-5-gaussian"]
 #: The paper's training sizes (table:data_stats); the rest of each data set is the test part.
 TRAIN_SIZES = {"USPS-3-5": 767, "USPS-4-6": 829, "diabetes": 384, "german": 500, "a1a": 803}
 
-C_GRID, RHO_GRID = [0.1, 1.0, 10.0, 100.0], [0.1, 1.0, 10.0, 100.0]
-QUICK_C_GRID, QUICK_RHO_GRID = [1.0, 10.0], [1.0]
 TD_GAMMAS, GAUSSIAN_GAMMAS = [0.01, 0.03, 0.1], [0.005, 0.02, 0.05]
 SIGMOID_GRID = [(scale, r) for scale in (0.1, 1.0) for r in (-1.0, 0.0, 1.0)]  # a = scale / p
 #: Points kept per data set in quick mode (half train, half test).
 QUICK_SIZE = 120
-#: The certified relative gap each Indefinite SVM / PerturbSVM fit is solved to.
-FIT_TOL = 1e-4
 #: Random splits of the whole protocol by default: ``indkernel tables`` (full) and ``--quick``.
 SPLITS = {"full": 10, "quick": 2}
 #: A paired difference across splits counts as significant below this p-value (two-sided t-test).
@@ -179,18 +177,13 @@ def _grids(quick: bool) -> tuple[list, list]:
 
 
 def gen_performance_methods(quick: bool):
-    """``(name, estimator, grid)`` for ``table:gen_performance``; every method weights
-    the classes as the authors' code (``class_weight="authors"``: C for the positive class, C·n₊/n₋ for the other).
-    Indefinite SVM classifies new points with its default rule (``test_kernel="consistent"``), in
-    the cross-validation as in the test."""
-    Cs, rhos = _grids(quick)
-    spectral = [(label, SpectrumSVC(spectrum, class_weight="authors"), {"C": Cs})
-                for label, spectrum in (("Denoise", "denoise"), ("Flip", "flip"), ("Shift", "shift"))]
-    return spectral + [
-        ("Mod SVM", ModSVC(class_weight="authors"), {"C": Cs}),
-        ("SVM", SpectrumSVC("none", class_weight="authors"), {"C": Cs}),
-        ("Indefinite SVM", IndefiniteSVC(class_weight="authors", tol=FIT_TOL), {"C": Cs, "rho": rhos}),
-    ]
+    """``(name, estimator, grid)`` for ``table:gen_performance``, from the registry
+    (:mod:`indkernel.estimators.registry`); every method weights the classes as the authors' code
+    (``class_weight="authors"``: C for the positive class, C·n₊/n₋ for the other). Indefinite SVM
+    classifies new points with its default rule (``test_kernel="consistent"``), in the
+    cross-validation as in the test."""
+    return [(name, REGISTRY[name].estimator(class_weight="authors"), REGISTRY[name].param_grid(quick))
+            for name in METHODS]
 
 
 def gen_performance(names, *, methods=METHODS, quick: bool = False, data_dir=None, n_jobs=None, seed: int = 0,
