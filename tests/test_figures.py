@@ -81,6 +81,18 @@ def test_compare_caps_quick(tmp_path, capsys):
     assert (tmp_path / "compare_caps.csv").is_file()
 
 
+def test_field_benchmark_quick(tmp_path, capsys):
+    """Every default method of the registry on the digits stand-in, two splits, resumable parts;
+    the table marks one best per data set."""
+    from indkernel.estimators.registry import BENCHMARK_METHODS
+
+    runs = load("field_benchmark").main(quick=True, parts=tmp_path / "parts", out=tmp_path / "field.csv")
+    assert set(runs.method) == set(BENCHMARK_METHODS) and runs.split.nunique() == 2
+    assert (tmp_path / "parts" / "digits-3-5-SS" / "parts" / "split-1.csv").is_file()
+    printed = capsys.readouterr().out
+    assert printed.count("**") == 2 and "| Krein least squares |" in printed
+
+
 @pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)
