@@ -49,6 +49,7 @@ class KreinLeastSquaresSolution:
 
     @property
     def gap(self) -> float:
+        """``upper - lower``."""
         return self.upper - self.lower
 
 

@@ -47,6 +47,7 @@ class Method:
         return estimator.set_params(**{key: value for key, value in options.items() if key in accepted})
 
     def param_grid(self, quick: bool = False) -> dict:
+        """The grid to cross-validate over: ``quick_grid`` if ``quick``, else ``grid``."""
         return self.quick_grid if quick else self.grid
 
 
