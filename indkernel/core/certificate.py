@@ -23,17 +23,23 @@ REFINED_ROUNDS, REFINED_CG_STEPS = 3, 20
 BOUNDS = ("free", "refined", "tight")
 
 
-class Bracket:
-    """Anything with certified ``lower <= p* <= upper``: its gap, absolute and relative."""
+class Interval:
+    """Anything with certified ``lower <= p* <= upper``: its gap."""
 
     lower: float
     upper: float
-    scale: float
 
     @property
     def gap(self) -> float:
         """``upper - lower >= p* - lower >= 0``."""
         return self.upper - self.lower
+
+
+class Bracket(Interval):
+    """A certified interval of the paper's problem, with the scale of its objective: its gap,
+    absolute and relative."""
+
+    scale: float
 
     @property
     def relative_gap(self) -> float:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
+from .certificate import Interval
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF
 
 #: Eigenvalues below this multiple of ``n·u·max|λ|`` are treated as zero (their directions carry
@@ -39,18 +40,13 @@ ZERO_EIGENVALUE_FACTOR = 1.0
 
 
 @dataclass(frozen=True)
-class KreinLeastSquaresSolution:
+class KreinLeastSquaresSolution(Interval):
     """The weights α of one target vector, the multiplier μ, and the bracket ``lower <= p* <= upper``."""
 
     alpha: np.ndarray
     multiplier: float
     lower: float
     upper: float
-
-    @property
-    def gap(self) -> float:
-        """``upper - lower``."""
-        return self.upper - self.lower
 
 
 def solve_krein_least_squares(values: np.ndarray, vectors: np.ndarray, targets: np.ndarray, *,

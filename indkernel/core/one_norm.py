@@ -22,21 +22,18 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse
 
+from .certificate import Interval
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True)
-class OneNormSolution:
+class OneNormSolution(Interval):
     """The LP's solution and its certified bracket ``lower <= p* <= upper``."""
 
     beta: np.ndarray
     intercept: float
     lower: float
     upper: float
-
-    @property
-    def gap(self) -> float:
-        return self.upper - self.lower
 
 
 def solve_one_norm_svm(K: np.ndarray, y: np.ndarray, C: np.ndarray) -> OneNormSolution:
