@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from sklearn.base import BaseEstimator
+from typing import TYPE_CHECKING
 
 from .baselines import (
     KreinLeastSquaresClassifier,
@@ -21,6 +20,9 @@ from .baselines import (
     SpectrumSVC,
 )
 from .indefinite import IndefiniteSVC
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 #: The certified relative gap each Indefinite SVM fit of a grid is solved to.
 FIT_TOL = 1e-4

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn import model_selection  # through its module: the API docs' autosummary scans imported classes
 
 from .._files import write_csv, write_text
 from .._progress import tqdm
@@ -141,10 +141,12 @@ def _one(name: str, K: np.ndarray, y: np.ndarray, split: int, *, seed: int, test
          quick: bool, n_jobs) -> dict:
     """One method on one split: the cross-validated choice, the refit, the test error in percent."""
     started = time.perf_counter()
-    train, test = train_test_split(np.arange(len(y)), test_size=test_size, stratify=y, random_state=seed + split)
+    train, test = model_selection.train_test_split(np.arange(len(y)), test_size=test_size, stratify=y,
+                                                   random_state=seed + split)
     method = METHODS[name]
-    search = GridSearchCV(method.estimator(), method.param_grid(quick), scoring="accuracy", n_jobs=n_jobs,
-                          cv=StratifiedKFold(folds, shuffle=True, random_state=seed + split))
+    folding = model_selection.StratifiedKFold(folds, shuffle=True, random_state=seed + split)
+    search = model_selection.GridSearchCV(method.estimator(), method.param_grid(quick), scoring="accuracy",
+                                          n_jobs=n_jobs, cv=folding)
     search.fit(K[np.ix_(train, train)], y[train])
     accuracy = search.score(K[np.ix_(test, train)], y[test])
     params = ", ".join(f"{key}={value:g}" for key, value in sorted(search.best_params_.items()))
