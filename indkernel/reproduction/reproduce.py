@@ -198,22 +198,24 @@ def convergence_summary(table: pd.DataFrame, iterations=(100, 500)) -> pd.DataFr
 
 def plot_convergence(table: pd.DataFrame, path: Path) -> None:
     """Two panels against iteration (semilog), one colour, line style and marker per method
-    (:data:`COLORS`, :data:`STYLES`), every curve from the start all methods share (iteration 0):
+    (:data:`COLORS`, :data:`STYLES`; each method's markers shifted, so curves drawn over each
+    other show all their markers), every curve from the start all methods share (iteration 0):
     the certified gap, and the certified suboptimality ``p̂ - f(α)`` of the best point (``p̂`` the
     smallest certified upper bound on the subset); the mean of log10 over runs, shaded at ± one
     standard deviation; the data set (from the CSV's name) and n in the title; the legend below."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 5), sharex=True)
-    for method, group in table.groupby("method", sort=False):
+    groups = list(table.groupby("method", sort=False))
+    for k, (method, group) in enumerate(groups):
         for ax, values in zip(axes, (group.gap, group.p_hat - group.lower), strict=True):
             mean, std = _mean_log(group, values)
             ax.semilogy(mean.index, 10 ** mean, color=COLORS.get(method), label=LABELS.get(method, method),
-                        **draw_style(STYLES.get(method, {}), len(mean)))
+                        **draw_style(STYLES.get(method, {}), len(mean), shift=k / len(groups)))
             ax.fill_between(mean.index, 10 ** (mean - std), 10 ** (mean + std), color=COLORS.get(method), alpha=0.12,
                             linewidth=0)
     n, runs = int(table.n.iloc[0]), table.run.nunique()
-    axes[0].set(xlabel="iteration", ylabel="certified duality gap", title="certified gap (tight at every iterate)")
+    axes[0].set(xlabel="iteration", ylabel="certified duality gap", title="certified gap (tight at every certified iterate)")
     axes[1].set(xlabel="iteration", ylabel="p̂ − f(α)",
                 title="suboptimality against p̂, the best certified upper bound")
     fig.suptitle(f"Convergence on {_data_name(path)}, Simpson kernel: {runs} random subsets of n = {n}, "

@@ -371,10 +371,12 @@ STYLES: dict[str, dict] = {"pg": dict(linestyle="-", marker="o"), "apg": dict(li
 MARKERS_PER_LINE = 12
 
 
-def draw_style(style: dict, points: int) -> dict:
+def draw_style(style: dict, points: int, shift: float = 0.0) -> dict:
     """Keyword arguments for ``plot`` that draw a line of ``points`` points in ``style`` (an entry
-    of :data:`STYLES`): markers spread out (every point of a short line)."""
-    return dict(style, markevery=max(1, points // MARKERS_PER_LINE), markersize=5)
+    of :data:`STYLES`): markers spread out (every point of a short line), the first one ``shift``
+    of the spacing in (lines drawn over each other with different shifts show all their markers)."""
+    every = max(1, points // MARKERS_PER_LINE)
+    return dict(style, markevery=(int(shift * every) % every, every), markersize=5)
 
 
 def plot_comparison(results, ax=None):
