@@ -17,7 +17,7 @@ from .machines import _square, _vector
 
 
 def krein_least_squares_sdp(K, t, lambda_positive: float, lambda_negative: float, radius: float) -> Formulation:
-    """The lifted SDP; variables ``Z`` ((n+1, n+1)) and ``alpha`` (its last column's first n entries)."""
+    """The lifted SDP; variables ``Z`` ((n+1, n+1)) and ``alpha`` (equal to its last column's first n entries)."""
     K = _square(K, "K")
     n = len(K)
     t = _vector(t, n, "t")
@@ -25,8 +25,8 @@ def krein_least_squares_sdp(K, t, lambda_positive: float, lambda_negative: float
     positive = (vectors * np.maximum(values, 0)) @ vectors.T
     negative = (vectors * np.maximum(-values, 0)) @ vectors.T
     quadratic = K @ K / n + lambda_positive * positive + lambda_negative * negative
-    Z = cp.Variable((n + 1, n + 1), PSD=True)
-    X, alpha = Z[:n, :n], Z[:n, n]
+    Z, alpha = cp.Variable((n + 1, n + 1), PSD=True), cp.Variable(n)
+    X = Z[:n, :n]
     objective = cp.trace(quadratic @ X) - 2 * (K @ t / n) @ alpha + float(t @ t) / n
-    constraints = [Z[n, n] == 1, cp.trace((positive + negative) @ X) == radius ** 2]
+    constraints = [Z[:n, n] == alpha, Z[n, n] == 1, cp.trace((positive + negative) @ X) == radius ** 2]
     return Formulation(cp.Problem(cp.Minimize(objective), constraints), {"Z": Z, "alpha": alpha}, {})
