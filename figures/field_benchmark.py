@@ -73,8 +73,8 @@ def table_markdown(runs: pd.DataFrame) -> str:
             text = f"{row.error_mean:.2f} ± {row.error_sd:.2f}"
             text = f"**{text}**" if row.best else (text if row.worse_than_best else f"≈ {text}")
             cells.setdefault(row.method, {})[name] = text
-    header = [f"{name} (n = {runs[runs.dataset == name].n.iloc[0]}, {runs[runs.dataset == name].similarity.iloc[0]})"
-              for name in names]
+    first = runs.groupby("dataset").first()
+    header = [f"{name} (n = {first.n[name]}, {first.similarity[name]})" for name in names]
     splits = runs.groupby("dataset").split.nunique().min()
     lines = [f"Test error in percent, mean ± sd over {splits} random stratified 80/20 splits; the best per data set "
              "in bold, ≈ where a method's paired difference to it is not significant (two-sided t-test, 0.05).", "",

@@ -48,7 +48,8 @@ def summaries() -> str:
     import pandas as pd
 
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.3g}".format):
-        convergence = convergence_summary(pd.read_csv(HERE / "convergence_usps_full.csv"))
+        convergence = convergence_summary(pd.read_csv(HERE / "convergence_usps_full.csv"),
+                                          iterations=(100, 200, 300, 400, 500))
         timing = timing_summary(pd.read_csv(HERE / "timing_usps_full.csv"))
         return f"{convergence.to_string(index=False)}\n\n{timing.to_string(index=False)}"
 

@@ -418,8 +418,7 @@ class KreinLeastSquaresClassifier(_PrecomputedClassifier):
     def decision_function(self, X) -> np.ndarray:
         """``kᵀα + b`` per target: (n_test,) for two classes (positive means ``classes_[1]``),
         else (n_test, n_classes)."""
-        check_is_fitted(self)
-        decisions = self._test_rows(X) @ self.coef_.T + self.intercept_
+        decisions = self._test_rows(X) @ self.coef_.T + self.intercept_  # rows first: their fitted check
         return decisions[:, 0] if len(self.classes_) == 2 else decisions
 
     def predict(self, X) -> np.ndarray:
