@@ -811,7 +811,7 @@ def test_newton_options_are_used_checked_and_their_defaults_documented():
     K0, y = FACTORIES["digits"](24, 5)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)
     documented = dict(cg_steps=50, armijo=1e-4, gradient_armijo=0.1, extrapolate=1.1, max_halvings=4,
-                      max_doublings=20, shift=1e-8, fallback=True, stall_window=20)
+                      max_doublings=20, shift=1e-8, fallback=True, stall_window=None)
     assert {name: newton_default(name) for name in documented} == documented
     assert all(f"{name} :" in projected_newton.__doc__ or f" {name}," in projected_newton.__doc__
                for name in documented)

@@ -73,7 +73,7 @@ class Method:
 METHODS: dict[str, Method] = {
     "pg": Method(projected_gradient, 20_000, "refined"),
     "apg": Method(accelerated_gradient, 10_000, "refined"),
-    "newton": Method(projected_newton, 10_000, "free"),  # its stall fallback (apg) may need apg's cap
+    "newton": Method(projected_newton, 10_000, "free"),
     "accpm": Method(accpm, 2_000, "refined", one_oracle_thread=True, needs_bounded_set=True),
     "exchange": Method(exchange, 1_000, "refined", one_oracle_thread=True, needs_finite_rho=True, model="SIQCLP",
                        model_free_option=("master", "mkl")),
