@@ -8,9 +8,11 @@ Mercer penalty), n from 2 to 300, C from 1e-4 to 1e6 (ν from 0.01 to 0.9 for th
 machine), per-point weights of C (or of the componentwise h) spread over six orders of magnitude
 or none, at the default relative tol 1e-6. Prints the distribution of Newton's iterations per pair
 and over all, how many runs needed more than 12, fell back to apg or did not end "optimal", and
-writes one row per run to ``figures/newton_stress.csv``::
+writes one row per run to ``figures/newton_stress.csv``; ``--results`` writes the table of that
+CSV into the docs' results page (no rerun)::
 
     python figures/newton_stress.py [--seeds 2]
+    python figures/newton_stress.py --results
 
 ``main(quick=True)`` runs a few small problems (the test suite's check that the script runs).
 """
@@ -31,8 +33,10 @@ from tqdm import tqdm
 from indkernel import IndefiniteProblem, solve
 from indkernel.core import Componentwise, EpsilonInsensitive, Frobenius, Hinge, Mercer, OneClass
 from indkernel.core.machines import SquaredHinge
+from indkernel.reproduction.report import update_marked_block
 
 OUT = Path(__file__).with_name("newton_stress.csv")
+RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 MACHINES = ("hinge", "squared_hinge", "svr", "one-class")
 PENALTIES = ("frobenius", "mercer", "componentwise")
 SIZES = (2, 10, 50, 300)
@@ -88,19 +92,39 @@ def main(seeds: int = 2, quick: bool = False, out: Path = OUT) -> pd.DataFrame:
                          seconds=time.perf_counter() - started))
     table = pd.DataFrame(rows)
     table.to_csv(out, index=False)
-    summary = table.groupby(["machine", "penalty"]).iterations.describe(percentiles=[0.5, 0.9])
-    print(summary[["count", "50%", "90%", "max"]].to_string())
+    print(summary_markdown(table))
     over = table[table.iterations > PROMISE]
-    print(f"\nall {len(table)} runs: median {table.iterations.median():g}, 90th percentile "
-          f"{table.iterations.quantile(0.9):g}, 99th {table.iterations.quantile(0.99):g}, max {table.iterations.max()}; "
-          f"more than {PROMISE}: {len(over)}; fell back to apg: {int(table.fallback.sum())}; not optimal: "
-          f"{int((table.status != 'optimal').sum())} ({', '.join(sorted(set(table.status) - {'optimal'})) or 'none'})")
     if len(over):
         print(over.sort_values("iterations", ascending=False).head(15).to_string(index=False))
     return table
 
 
+def summary_markdown(table: pd.DataFrame) -> str:
+    """Per (machine, penalty): runs, the median, 90th percentile and largest number of Newton
+    iterations, how many took more than ``PROMISE`` and how many did not end "optimal"; then the
+    same over all runs, with the statuses."""
+    lines = [f"| machine | penalty | runs | median | 90th percentile | max | more than {PROMISE} | not optimal |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (machine, penalty), group in table.groupby(["machine", "penalty"]):
+        its = group.iterations
+        lines.append(f"| {machine} | {penalty} | {len(group)} | {its.median():g} | {its.quantile(0.9):.3g} | {its.max()} "
+                     f"| {int((its > PROMISE).sum())} | {int((group.status != 'optimal').sum())} |")
+    statuses = table.status[table.status != "optimal"].value_counts()
+    its = table.iterations
+    lines.append(f"\nAll {len(table)} runs: median {its.median():g}, 90th percentile {its.quantile(0.9):.3g}, "
+                 f"99th {its.quantile(0.99):.4g}, max {its.max()}; more than {PROMISE}: {int((its > PROMISE).sum())}; "
+                 f"handed over to apg: {int(table.fallback.sum())}; not optimal: {int(statuses.sum())} ("
+                 + ", ".join(f"{count} {status}" for status, count in statuses.items()) + ").")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2, help="random problems per setting (default 2)")
-    main(parser.parse_args().seeds)
+    parser.add_argument("--results", action="store_true", help="write the table of the CSV into docs/results.md, no rerun")
+    arguments = parser.parse_args()
+    if arguments.results:
+        update_marked_block(RESULTS, "newton-stress", summary_markdown(pd.read_csv(OUT)),
+                            "python figures/newton_stress.py --results")
+    else:
+        main(arguments.seeds)

@@ -65,7 +65,12 @@ def test_newton_stress_quick(tmp_path, capsys):
     assert set(zip(table.machine, table.penalty, strict=True)) == {(m, p) for m in ("hinge", "squared_hinge", "svr", "one-class")
                                                       for p in ("frobenius", "mercer", "componentwise")}
     assert (table.iterations >= 0).all() and (tmp_path / "newton_stress.csv").is_file()
-    assert "all " in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"All {len(table)} runs: median {table.iterations.median():g}" in printed
+    # the results page's table: a row per pair with its run count and its largest number of iterations
+    for (machine, penalty), group in table.groupby(["machine", "penalty"]):
+        assert f"| {machine} | {penalty} | {len(group)} |" in printed
+        assert f"| {group.iterations.max()} |" in printed
 
 
 @pytest.mark.slow  # a benchmark script's smoke run (about 20 s: exchange and sdp for a sixth of their caps)

@@ -17,9 +17,9 @@ from test_problem_types import TYPES
 import formulations
 from indkernel import IndefiniteProblem, IndefiniteSVC, SVMProblem, SVRProblem, solve
 from indkernel.core import ComponentwiseSVMProblem, Frobenius
-from indkernel.core.machines import SquaredHinge
 from indkernel.core.certificate import FEASIBILITY_TOL
 from indkernel.core.fixed_kernel import TIGHTNESS
+from indkernel.core.machines import SquaredHinge
 from indkernel.solvers.accpm import PAPER
 
 #: The goal: the certified gap at most this multiple of the exact natural gap.
