@@ -203,7 +203,7 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
     alpha = reference.alpha
     # a tight bound told to stop solves nothing more: the free bound, no libsvm call
     monkeypatch.setattr(p.machine, "libsvm_beta", lambda *a, **k: pytest.fail("libsvm ran after the stop"))
-    stopped = p.certify_iterate(alpha, "tight", 0.0, stop=lambda: True)
+    stopped = p.certify_iterate(alpha, "tight", 0.0, budget=lambda: 0.0)
     free = p.certify(alpha, bound="free")
     assert stopped.upper == free.upper and stopped.lower == free.lower
     assert stopped.lower <= reference.upper and reference.lower <= stopped.upper
@@ -212,7 +212,7 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
     calls = []
     real = fixed_kernel.fixed_kernel_bound
     monkeypatch.setattr("indkernel.core.certificate.fixed_kernel_bound",
-                        lambda *a, **k: calls.append(k.get("stop")) or real(*a, **k))
+                        lambda *a, **k: calls.append(k.get("budget")) or real(*a, **k))
     run = Run(p, "newton", tol=1e-14, absolute=True, time_limit=1e-9, bound="free")
     run.observe(alpha)
     run.fail("max_iter", "stopped at max_iter")  # a stop after which a run in time would close with the tight bound
@@ -220,10 +220,42 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
         warnings.simplefilter("ignore")
         result = run.result()
     assert calls == [] and result.lower <= reference.upper and reference.lower <= result.upper
-    # and with time left, the tight checks get the run's stop
+    # and with time left, the tight checks get the seconds the run has left
     run = Run(p, "newton", tol=1e-14, absolute=True, time_limit=60.0, bound="tight")
     run.observe(alpha)
-    assert calls and callable(calls[-1]) and calls[-1]() is False
+    assert calls and callable(calls[-1]) and 0.0 < calls[-1]() <= 60.0
+
+
+def test_libsvm_inside_a_tight_certificate_fits_in_the_time_left(monkeypatch):
+    """One libsvm call cannot be interrupted: at C = 1e6 (n = 300) a closing tight certificate
+    called it with caps of 1e6 and 1e7 iterations and overran a 20 s time limit by up to 14 s
+    (``figures/newton_stress.py``). Under a budget the first call runs at most ``LIBSVM_PROBE``
+    iterations per point, and each later cap is what half the seconds left allow at the rate of
+    the last capped call. Here (n = 120, C = 1e3, at Newton's iterate) libsvm needs more than a
+    million iterations for 1e-7: without a budget the bound calls it with both caps (about 5 s)."""
+    import time
+
+    from indkernel.core import fixed_kernel
+    from indkernel.solvers.projected_newton import projected_newton
+    from indkernel.solvers.tracking import Run
+
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((120, 120))
+    p = SVMProblem((A + A.T) / 2, labels(120, 3), C=1e3)
+    reference = Run(p, "newton", tol=1e-12, max_iter=30, bound="free")  # its iterates, not its closing certificate
+    projected_newton(p, reference)
+    caps, real = [], p.machine.libsvm_beta
+
+    def spy(K, tol, max_iter):
+        caps.append(max_iter)
+        return real(K, tol, max_iter)
+
+    monkeypatch.setattr(p.machine, "libsvm_beta", spy)
+    deadline = time.perf_counter() + 0.3
+    budgeted = p.certify_iterate(reference.alpha, "tight", 0.0, budget=lambda: deadline - time.perf_counter())
+    assert caps[0] == fixed_kernel.LIBSVM_PROBE * 120 and len(caps) >= 2
+    assert all(0 < cap < fixed_kernel.LIBSVM_CAP for cap in caps[1:])  # sized by the measured rate and < 0.3 s
+    assert budgeted.lower <= reference.upper and reference.lower <= budgeted.upper  # valid whatever the caps
 
 
 def test_the_sdp_route_ends_near_its_time_limit():
@@ -443,6 +475,22 @@ def test_penalties_16_orders_apart_give_a_tight_bracket(method):
     assert result.lower <= high * (1 + 1e-15) and result.upper >= low * (1 - 1e-15)
     assert result.gap < 1e-4 and result.status in ("optimal", "roundoff")
     assert problem.feasibility_violation(result.alpha) == 0.0 or abs(y @ result.alpha) < 1e-20
+    # "optimal" means the measure the run reports is within tol (it was once "optimal" at α = 0 with
+    # a relative gap of inf), and the point is not α = 0: a constant classifier is never optimal here
+    assert result.status != "optimal" or result.relative_gap <= 1e-6
+    assert np.any(result.alpha > 0)
+
+
+def test_an_estimator_with_penalties_16_orders_apart_is_not_constant():
+    """Per-class C of 1e-8 and 1e8 (``class_weight``): the fit keeps its support and its decisions
+    vary (an earlier report: an empty support, a constant classifier, after "optimal" at α = 0)."""
+    K0 = random_kernel(16, seed=2)
+    y = np.where(labels(16, seed=2) > 0, 1, -1)
+    for weights in ({1: 1e-8, -1: 1e8}, {1: 1e8, -1: 1e-8}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "roundoff": the α-dependent part is below the allowance
+            fitted = IndefiniteSVC(C=1.0, class_weight=weights, kernel="precomputed").fit(K0, y)
+        assert len(fitted.support_) > 0 and np.ptp(fitted.decision_function(K0)) > 0
 
 
 @pytest.mark.parametrize("kernel", quick_and_slow(["indefinite", "zero", "1e-300", "1e-12"], quick=["indefinite"]))

@@ -104,11 +104,11 @@ class Certificate(Bracket):
                 f"relative_gap={self.relative_gap:.3g}, source={self.source!r})")
 
 
-def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0, stop=None) -> Certificate:
+def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0, budget=None) -> Certificate:
     """The bracket at a feasible α of ``problem`` (:meth:`indkernel.core.problem.IndefiniteProblem.certify`,
     which checks α and ``bound``; the solvers call this on their own iterates, with the absolute
-    gap they are content with as ``target``, and ``stop()`` that ends the bound's solve with the
-    best bound found so far, a valid one, once their time is up)."""
+    gap they are content with as ``target``, and ``budget()``, the seconds left: the bound's solve
+    fits in them and ends with the best bound found so far, a valid one, once they are spent)."""
     violation = problem.feasible.violation(alpha)
     if violation > FEASIBILITY_TOL:
         raise ValueError(
@@ -125,10 +125,10 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     if bound != "free":
         given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(*given, stop=stop)
+            found = fixed_kernel_bound(*given, budget=budget)
         else:
             found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False,
-                                       stop=stop)
+                                       budget=budget)
         gain = found.gain
         if found.v is not point.u:  # K·v afresh: the search's accumulated products drift beyond one product's error
             refined = primal_bound(problem, point, found.v, point.multiply(found.v),

@@ -17,11 +17,15 @@ q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap,
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
 near the optimum), libsvm on the formed K* (O(n³) once) takes over at tolerances
 ``LIBSVM_TOLERANCES`` until the proof holds: SMO finds the face fast, and its points are scored the
-same way (with no silent cap: its β is scored wherever it stopped).
+same way (with no silent cap: its β is scored wherever it stopped). With a time budget, libsvm's
+cap is what the seconds left allow at the rate its last capped call ran (a first call runs at most
+``LIBSVM_PROBE`` iterations per point, to measure it): one call of libsvm cannot be interrupted, and
+at C ~ 1e9 a call with the full cap took 10–15 s at n = 300.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +50,9 @@ NOISE_MULTIPLE = 4
 #: (``tests/test_tight_certificate.py`` holds it there).
 NEWTON_ROUNDS = 4
 LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_LONG_CAP = (1e-3, 1e-5, 1e-7), 1_000_000, 10_000_000
+#: Under a time budget: libsvm's first call at most this many iterations per point (its rate
+#: unknown), later ones what half the seconds left allow at the rate of the last capped call.
+LIBSVM_PROBE, LIBSVM_TIME_SHARE = 20, 0.5
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ class _Search:
 
 def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, free_bound: float,
                        floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
-                       libsvm: bool = True, stop=None) -> FixedKernelBound:
+                       libsvm: bool = True, budget=None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
     Newton–CG rounds, then (``libsvm=True``) libsvm at tightening tolerances, each of its points
     polished by Newton–CG rounds, until the bound is proven within ``TIGHTNESS`` of the natural
@@ -188,13 +195,14 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     max_rounds, cg_steps : int
         The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
         without libsvm.
-    stop : callable, optional
-        ``stop()`` True ends the search with the best bound so far (a run out of time).
+    budget : callable, optional
+        ``budget()``: the seconds left (a run's time limit); at 0 or below the search ends with
+        the best bound so far, and libsvm's calls are capped to fit in it (module docstring).
     """
     search = _Search(problem, point, alpha, free_bound)
 
     def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter), or no time
-        if stop is not None and stop():
+        if budget is not None and budget() <= 0:
             return True
         gap, gain = search.best - lower, search.gain
         if gap <= max(target, NOISE_MULTIPLE * floor):
@@ -211,13 +219,21 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     if libsvm and not tight():
         K = problem.proxy_kernel(alpha)
         attempts, capped = [(tol, cap) for tol in LIBSVM_TOLERANCES for cap in (LIBSVM_CAP, LIBSVM_LONG_CAP)], False
+        rate = None  # libsvm's iterations per second, from its last capped call (under a budget)
         for tol, cap in attempts:
             if cap == LIBSVM_LONG_CAP and not capped:  # the retry is for a tolerance libsvm stopped short of
                 continue
+            if budget is not None:
+                cap = min(cap, LIBSVM_PROBE * problem.dim if rate is None else int(LIBSVM_TIME_SHARE * rate * budget()))
+                if cap < 1:
+                    break
+            started = time.perf_counter()
             try:
                 beta, capped = problem.machine.libsvm_beta(K, tol, cap)
             except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
                 break
+            if capped:
+                rate = cap / max(time.perf_counter() - started, 1e-9)
             raw = beta if problem.penalty.scale is None else beta * problem.penalty.scale  # β in the oracle's space
             search.score(raw, search.point.multiply(raw))
             x = problem.from_dual_coef(beta)  # onto A

@@ -107,7 +107,7 @@ class Certifiable(Protocol):
 
     def objective_at(self, alpha: np.ndarray) -> float: ...
 
-    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float, stop=None) -> Certificate: ...
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float, budget=None) -> Certificate: ...
 
 
 class Run:
@@ -226,8 +226,8 @@ class Run:
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
-        stop = None if self.time_limit is None else (lambda: self.out_of_time)
-        return self.problem.certify_iterate(alpha, bound, target, stop)
+        budget = None if self.time_limit is None else self.seconds_left
+        return self.problem.certify_iterate(alpha, bound, target, budget)
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
         """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
@@ -294,6 +294,10 @@ class Run:
     def out_of_time(self) -> bool:
         """True once ``time_limit`` has passed (for a method's inner loops)."""
         return self.time_limit is not None and self.seconds > self.time_limit
+
+    def seconds_left(self) -> float:
+        """Seconds until ``time_limit`` (inf without one; negative once past it)."""
+        return np.inf if self.time_limit is None else self.time_limit - self.seconds
 
     def stop_for_time(self) -> bool:
         """In a method's inner loop: end the run at ``time_limit``; True if it ended."""
