@@ -102,7 +102,7 @@ def main(seeds: int = 2, quick: bool = False, out: Path = OUT) -> pd.DataFrame:
 def summary_markdown(table: pd.DataFrame) -> str:
     """Per (machine, penalty): runs, the median, 90th percentile and largest number of Newton
     iterations, how many took more than ``PROMISE`` and how many did not end "optimal"; then the
-    same over all runs, with the statuses."""
+    same over all runs, with the statuses and the longest run's seconds."""
     lines = [f"| machine | penalty | runs | median | 90th percentile | max | more than {PROMISE} | not optimal |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (machine, penalty), group in table.groupby(["machine", "penalty"]):
@@ -114,7 +114,8 @@ def summary_markdown(table: pd.DataFrame) -> str:
     lines.append(f"\nAll {len(table)} runs: median {its.median():g}, 90th percentile {its.quantile(0.9):.3g}, "
                  f"99th {its.quantile(0.99):.4g}, max {its.max()}; more than {PROMISE}: {int((its > PROMISE).sum())}; "
                  f"handed over to apg: {int(table.fallback.sum())}; not optimal: {int(statuses.sum())} ("
-                 + ", ".join(f"{count} {status}" for status, count in statuses.items()) + ").")
+                 + ", ".join(f"{count} {status}" for status, count in statuses.items())
+                 + f"); the longest run {table.seconds.max():.1f} s (the cap: {TIME_LIMIT:g} s).")
     return "\n".join(lines)
 
 
