@@ -24,15 +24,6 @@ class NewtonSearch:
     max_doublings: int
 
 
-#: The window of :func:`projected_newton`'s optional stall rule (``stall_window``): the iterations
-#: without halving the certified gap after which a caller with another route takes over. Off by
-#: default: the gap of the free bound can stay put for tens of iterations while Newton is still
-#: settling the face (per-point weights over six orders of magnitude); the hand-over to apg that
-#: once followed by default ended 24 of the 30 runs of ``figures/newton_stress.py`` (one seed) where
-#: it happened at their iteration or time cap, 29 of which Newton alone ends "optimal" or "roundoff".
-STALL_WINDOW = 20
-
-
 def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1e-4, gradient_armijo: float = 0.1,
                      extrapolate: float = 1.1, max_halvings: int = 4, max_doublings: int = 20, shift: float = 1e-8,
                      alpha0=None, fallback: bool = True, stall_window: int | None = None) -> None:
@@ -94,9 +85,13 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         from the best point; False: end the run there (status ``"stalled"``), for a caller with
         another route (the Mod SVM baseline's QP).
     stall_window : int, optional
-        The iterations without halving the certified gap that count as a stall; None (default):
-        no stall rule, Newton runs to its tolerance, round-off, ``max_iter`` or ``time_limit``
-        (:data:`STALL_WINDOW` says why).
+        The iterations without halving the certified gap that count as a stall (20 was the
+        default); None (default): no stall rule, Newton runs to its tolerance, round-off,
+        ``max_iter`` or ``time_limit``. The free bound's gap can stay put for tens of iterations
+        while Newton is still settling the face (per-point weights over six orders of magnitude):
+        the hand-over to apg after 20 ended 24 of the 30 runs of ``figures/newton_stress.py`` (one
+        seed) where it happened at their iteration or time cap, 29 of which Newton alone ends
+        "optimal" or "roundoff".
     """
     cg_steps = _positive_int(cg_steps, "cg_steps")
     search = NewtonSearch(
