@@ -20,7 +20,8 @@ near the optimum), libsvm on the formed K* (O(n³) once) takes over at tolerance
 same way (with no silent cap: its β is scored wherever it stopped). With a time budget, libsvm's
 cap is what the seconds left allow at the rate its last capped call ran (a first call runs at most
 ``LIBSVM_PROBE`` iterations per point, to measure it): one call of libsvm cannot be interrupted, and
-at C ~ 1e9 a call with the full cap took 10–15 s at n = 300.
+with the full caps closing certificates at C >= 1e4 overran a run's time limit by seconds
+(``figures/newton_stress.py``).
 """
 
 from __future__ import annotations

@@ -88,10 +88,9 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         The iterations without halving the certified gap that count as a stall (20 was the
         default); None (default): no stall rule, Newton runs to its tolerance, round-off,
         ``max_iter`` or ``time_limit``. The free bound's gap can stay put for tens of iterations
-        while Newton is still settling the face (per-point weights over six orders of magnitude):
-        the hand-over to apg after 20 ended 24 of the 30 runs of ``figures/newton_stress.py`` (one
-        seed) where it happened at their iteration or time cap, 29 of which Newton alone ends
-        "optimal" or "roundoff".
+        while Newton is still settling the face (per-point weights over six orders of magnitude);
+        on ``figures/newton_stress.py`` most runs the hand-over to apg took ended at their
+        iteration or time cap, where Newton alone ends them "optimal" or "roundoff".
     """
     cg_steps = _positive_int(cg_steps, "cg_steps")
     search = NewtonSearch(

@@ -293,7 +293,7 @@ class Run:
     @property
     def out_of_time(self) -> bool:
         """True once ``time_limit`` has passed (for a method's inner loops)."""
-        return self.time_limit is not None and self.seconds > self.time_limit
+        return self.seconds_left() < 0
 
     def seconds_left(self) -> float:
         """Seconds until ``time_limit`` (inf without one; negative once past it)."""
