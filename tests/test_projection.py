@@ -112,3 +112,13 @@ def test_a_common_offset_far_beyond_the_box_is_projected_exactly():
                            (-2.86417320e18, 1.0556871e17)]:  # the last: the coordinates' own spread cancels
         x = np.array([offset, offset + spread])
         np.testing.assert_allclose(project_box_hyperplane(x, a, 1.0, lo, hi), [1.0 - hi[1], hi[1]], atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e8, 1e20])
+def test_a_point_far_beyond_the_box_lands_on_the_hyperplane(scale):
+    """``x - λa`` cancels when x is far larger than the box: ``x = scale·e`` with ``a = (1, -1, 1)``
+    clips to ``(1, 0, 1)`` with ``aᵀz = 2``; the projection removes that residual inside the box."""
+    a, lo, hi = np.array([1.0, -1.0, 1.0]), np.zeros(3), np.ones(3)
+    z = project_box_hyperplane(np.full(3, scale), a, 0.0, lo, hi)
+    assert np.all(z >= lo) and np.all(z <= hi)
+    assert abs(a @ z) <= 1e-15

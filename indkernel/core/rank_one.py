@@ -45,6 +45,7 @@ import numba
 import numpy as np
 
 from .._progress import if_slow
+from .projection import compile_projection
 
 EPS = np.finfo(np.float64).eps
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
@@ -461,7 +462,8 @@ def compile_oracle() -> None:
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
     sums with and without deflation, and the products with a writable and a read-only ``V0``
-    and a contiguous and a strided vector.
+    and a contiguous and a strided vector; and the projection onto A
+    (:mod:`indkernel.core.projection`) that every solver's step calls.
     """
     global _compiled
     if _compiled:
@@ -486,6 +488,7 @@ def _compile() -> None:
         for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
             transposed_product(V, u)
             product(V, u, 1)
+    compile_projection()  # every solver's step
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
