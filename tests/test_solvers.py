@@ -637,12 +637,14 @@ def test_bound_must_be_a_known_name():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
+def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread(monkeypatch):
     """ACCPM, the exchange method and the SDP run BLAS in their own steps; their oracle calls get
     one numba thread (the oracle's threads and BLAS's slowed each other down). pg and apg keep
-    all of them; the setting is restored afterwards."""
+    all of them where the size rule gives them all (``threads.PARALLEL_FROM``), one below it, set
+    once for the solve; the setting is restored afterwards."""
     import numba
 
+    from indkernel.core import threads
     from indkernel.core.proxy import RankOneProxy
 
     class Recording(RankOneProxy):
@@ -652,22 +654,27 @@ def test_methods_built_on_dense_linear_algebra_run_the_oracle_on_one_thread():
 
     K0, y = FACTORIES["random"](12, 6)
     before = numba.get_num_threads()
-    for method, expected in [("accpm", {1}), ("exchange", {1}), ("apg", {before}), ("pg", {before})]:
-        oracle = Recording(K0)
-        oracle.threads = set()
-        solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle), method, tol=1e-3, max_iter=5)
-        assert oracle.threads == expected, method
-    assert numba.get_num_threads() == before
+    for parallel_from, kept in [(threads.PARALLEL_FROM, 1), (12, before)]:  # n = 12 below, then at the rule's size
+        monkeypatch.setattr(threads, "PARALLEL_FROM", parallel_from)
+        for method, expected in [("accpm", {1}), ("exchange", {1}), ("apg", {kept}), ("pg", {kept})]:
+            oracle = Recording(K0)
+            oracle.threads = set()
+            solve(SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle), method, tol=1e-3, max_iter=5)
+            assert oracle.threads == expected, (method, parallel_from)
+        assert numba.get_num_threads() == before
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_threads_caps_numba_and_blas_for_the_solve_and_restores_them():
+def test_threads_caps_numba_and_blas_for_the_solve_and_restores_them(monkeypatch):
     """``solve(..., threads=1)``: every oracle call of a method that keeps all numba threads runs
     on one, BLAS too; the caller's counts are back afterwards, after a failure too."""
     import numba
 
+    from indkernel.core import threads as thread_rules
     from indkernel.core.proxy import RankOneProxy
     from indkernel.core.threads import blas_thread_count
+
+    monkeypatch.setattr(thread_rules, "PARALLEL_FROM", 12)  # the size rule gives n = 12 all of numba's threads
 
     class Recording(RankOneProxy):
         def __call__(self, u, rho):

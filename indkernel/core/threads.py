@@ -35,7 +35,11 @@ def limited_threads(count: int) -> Iterator[None]:
     """Numba's threads for the compiled code limited to ``count`` inside the block (1: the calling
     thread alone, the others left asleep), the previous number restored after."""
     previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(count, previous)))
+    count = max(1, min(count, previous))
+    if count == previous:  # already so (a solve sets its oracle's count once): nothing to set or restore
+        yield
+        return
+    numba.set_num_threads(count)
     try:
         yield
     finally:

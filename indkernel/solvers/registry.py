@@ -8,13 +8,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pandas as pd
 
 from ..core import rank_one
 from ..core.problem import IndefiniteProblem
-from ..core.threads import at_most, limited_threads
+from ..core.threads import at_most, limited_threads, threads_for
 from .accelerated_gradient import accelerated_gradient
 from .accpm import accpm
 from .direct_sdp import SDP_MAX_N, direct_sdp
@@ -166,7 +165,7 @@ def solve(problem: IndefiniteProblem, method: str = "newton", *, tol: float = 1e
             prepare()
             run.setup_seconds = run.seconds
         only = problem.only_point()
-        with limited_threads(1 if record.one_oracle_thread else numba.get_num_threads()):
+        with limited_threads(1 if record.one_oracle_thread else threads_for(problem.n)):
             if only is not None:  # nothing to optimize: A is one point
                 if not run.observe(only):
                     run.fail("inaccurate", "the feasible set is a single point, certified only to the gap shown")
