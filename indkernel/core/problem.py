@@ -29,6 +29,9 @@ from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
 #: cap only guards against cycling on a singular kernel, and a run that meets it says so.
 LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 1_000_000
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
+#: Oracle points a problem keeps (the newest): a line search that tried a point beyond the one
+#: it accepts finds the accepted one's among them.
+RECENT_POINTS = 2
 
 
 class IndefiniteProblem:
@@ -95,8 +98,7 @@ class IndefiniteProblem:
         self.K0 = penalty.kernel(K0)
         self._oracle_K0 = scaled if self.K0 is K0 else self.K0  # the Mercer penalty clips (and has no scale)
         self.oracle = penalty.oracle(self._oracle_K0, oracle)
-        self._cached_alpha: np.ndarray | None = None
-        self._cached_point: ProxyPoint | None = None
+        self._recent_points: list[tuple[np.ndarray, ProxyPoint]] = []  # (α, point), the newest last
         for array in (self.K0, self._oracle_K0):
             array.setflags(write=False)
         self._frozen = True
@@ -125,7 +127,7 @@ class IndefiniteProblem:
 
     def __getstate__(self) -> dict:
         """Pickle without the cached oracle point (it holds a closure); it is recomputed on use."""
-        return {**self.__dict__, "_cached_alpha": None, "_cached_point": None}
+        return {**self.__dict__, "_recent_points": []}
 
     def __setattr__(self, name: str, value) -> None:
         # validated once: a changed rho or C would skip the checks and void the certificate (the
@@ -207,13 +209,15 @@ class IndefiniteProblem:
         return self._point(check_vector(alpha, self.dim, "alpha"))
 
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
-        """The oracle at α; the last point is cached, so objective, gradient and certificate
-        at the same α share one eigendecomposition."""
-        if self._cached_alpha is None or not np.array_equal(alpha, self._cached_alpha):
-            self._cached_point = self.oracle(self.oracle_u(alpha), self.rho)
-            self._cached_alpha = alpha.copy()
-        assert self._cached_point is not None
-        return self._cached_point
+        """The oracle at α; the last ``RECENT_POINTS`` points are kept, so objective, gradient
+        and certificate at the same α share one eigendecomposition, also where a line search
+        tried a point beyond the one it accepted."""
+        for kept, point in reversed(self._recent_points):
+            if np.array_equal(alpha, kept):
+                return point
+        point = self.oracle(self.oracle_u(alpha), self.rho)
+        self._recent_points = [*self._recent_points, (alpha.copy(), point)][-RECENT_POINTS:]
+        return point
 
     def objective(self, alpha, form: str = "negative-part") -> float:
         """The concave objective ``f(α)`` of ``eq:kern_learn2`` / ``eq:kern_learn_eig``.
