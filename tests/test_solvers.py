@@ -882,6 +882,38 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
 
 
+def test_newton_search_pays_no_oracle_call_where_the_projected_path_descends():
+    """f is concave, so a point p of the projected path with ``gᵀ(p - x)`` below the rounding
+    allowance cannot pass Armijo's test: the search rejects it without the oracle. Along -∇f every
+    trial descends (none computed); a step within rounding is still tried (the last iterations at
+    C = 1e6 end on such steps)."""
+    from indkernel.core.proxy import RankOneProxy
+    from indkernel.solvers.projected_newton import _projected_search
+
+    class Counting(RankOneProxy):
+        calls = 0
+
+        def __call__(self, u, rho):
+            self.calls += 1
+            return super().__call__(u, rho)
+
+    K0, y = FACTORIES["random"](12, 6)
+    oracle = Counting(K0)
+    problem = SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle)
+    search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
+    x = problem.project(np.full(problem.dim, 0.7))
+    f_x, g = problem.objective(x), problem.gradient(x)
+    before = oracle.calls
+    found, value, t = _projected_search(problem, x, f_x, g, -g, search)
+    assert t == 0.0 and np.array_equal(found, x) and value == f_x
+    assert oracle.calls == before
+    a = problem.feasible.a
+    tangent = g - a * (a @ g) / (a @ a)
+    tiny = -tangent * problem.objective_noise(x) / float(tangent @ tangent)  # a first-order loss of one noise
+    _projected_search(problem, x, f_x, g, tiny, search)
+    assert oracle.calls > before
+
+
 def test_the_gradient_projection_step_stops_at_the_first_sufficient_ascent():
     """Projected Newton's face step takes the first L (doubling from a far too small one) whose
     step passes Armijo's test; the accelerated method's majorization asks a larger L of the same

@@ -12,6 +12,10 @@ from ..core.threads import blas_threads
 from .accelerated_gradient import accelerated_gradient, gradient_projection_step
 from .tracking import Run, _positive_int
 
+#: The projected search computes no point whose first-order loss exceeds this many times the
+#: rounding allowed at the current point (:func:`_downhill`).
+DOWNHILL_NOISE = 4.0
+
 
 @dataclass(frozen=True)
 class NewtonSearch:
@@ -49,7 +53,8 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
        from the optimum), or halved until Armijo's condition holds (up to the rounding of the comparison,
        :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
-       ``x_c``.
+       ``x_c``. A point where the projection bends the path downhill at first order (beyond
+       rounding) cannot pass and costs no oracle call.
 
     Every iterate is certified, by default with the free bound only (:class:`indkernel.solvers.registry.Method`), and the result with the tight one.
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
@@ -217,9 +222,12 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
 
     def trial(t: float):
         point = problem.feasible.project(x + t * direction)
+        slope = float(g @ (point - x))
+        if _downhill(slope, noise_x, search.armijo):
+            return point, -np.inf, False  # no oracle call
         value = problem.objective_at(point)
         noise = noise_x + problem.objective_noise(point)
-        return point, value, value >= f_x + search.armijo * float(g @ (point - x)) - noise
+        return point, value, value >= f_x + search.armijo * slope - noise
 
     t = 1.0
     point, value, accepted = trial(t)
@@ -241,6 +249,16 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
         if accepted:
             return point, value, t
     return x, f_x, 0.0
+
+
+def _downhill(slope: float, noise: float, armijo: float) -> bool:
+    """Whether a point that the projected path reaches at first-order change ``slope = gᵀ(p - x)``
+    is taken as failed without its oracle call: f is concave, so ``f(p) <= f(x) + slope``, and
+    Armijo's test needs ``f(p) >= f(x) + μ·slope`` less the rounding of f at both points
+    (``noise`` at x, about as much at p). Where the projection bends the path downhill by more
+    than a few times that, no value of f at p can pass; within it (the last iterations at
+    C = 1e6 end on such steps) the point is computed."""
+    return (1.0 - armijo) * slope < -DOWNHILL_NOISE * noise
 
 
 def _curvature_along_gradient(problem, x) -> float:
