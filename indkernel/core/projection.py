@@ -121,7 +121,8 @@ def _enforce_equality(z, a, b, lo, hi):
 
 @numba.njit(cache=True, error_model="numpy")
 def _project(x, a, b, lo, hi):
-    """``(z, empty, g_min, g_max)`` of :func:`project_box_hyperplane`; ``empty``: the set is (z unset)."""
+    """``(z, empty, g_min, g_max)`` of :func:`project_box_hyperplane`: ``empty`` says the set is empty
+    (then z is not the projection), ``[g_min, g_max]`` is the range of aᵀz over the box."""
     n = x.size
     # the range of aᵀz over the box from the box itself: g at the outer breakpoints can miss it
     # where x - λa cancels (coordinates 1e17 apart against a box of 1)

@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_positive_scalar
 from .tracking import Run
 
-#: Doublings of L in one backtracking search before the run stops (2^200 times the estimate).
+#: Tries of one backtracking search before the run stops (L at least 2^200 times the estimate).
 MAX_BACKTRACKS = 200
 
 
@@ -63,7 +63,7 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
     (:meth:`IndefiniteProblem.objective_noise`); after a failed Armijo try, L becomes at least
     what the curvature of f along that try asks for on the quadratic model (a doubling may not be
     enough: each try is an oracle call); None
-    once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
+    once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` failed tries).
     Each try is one oracle call."""
     noise_y = problem.objective_noise(y)
     for _ in range(MAX_BACKTRACKS):
@@ -84,6 +84,6 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
             # the curvature c of f along the failed step (f = f(y) + slope - ½c‖step‖² on the
             # quadratic model) says how large L must be for Armijo's test: c/(2(1 - μ))
             L = max(L, (slope - (f_new - f_y)) / (length2 * (1.0 - armijo)))
-    run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
+    run.fail("numerical_error", f"backtracking raised L {MAX_BACKTRACKS} times without an ascent step "
              f"(L = {L:.3g}): the objective is not smooth at this scale")
     return None
