@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_positive_scalar
 from .tracking import Run
 
-#: Tries of one backtracking search before the run stops (L at least 2^200 times the estimate).
+#: Doublings of L in one backtracking search before the run stops (2^200 times the estimate).
 MAX_BACKTRACKS = 200
 
 
@@ -60,10 +60,8 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
     ``f(x⁺) >= f(y) + ∇f(y)ᵀ(x⁺ - y) - L/2 ‖x⁺ - y‖²`` (the majorization the accelerated method
     needs) or, given ``armijo = μ``, until Armijo's ``f(x⁺) >= f(y) + μ ∇f(y)ᵀ(x⁺ - y)`` (enough
     for a projected Newton face), up to the rounding of the comparison
-    (:meth:`IndefiniteProblem.objective_noise`); after a failed Armijo try, L becomes at least
-    what the curvature of f along that try asks for on the quadratic model (a doubling may not be
-    enough: each try is an oracle call); None
-    once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` failed tries).
+    (:meth:`IndefiniteProblem.objective_noise`); None
+    once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
     Each try is one oracle call."""
     noise_y = problem.objective_noise(y)
     for _ in range(MAX_BACKTRACKS):
@@ -75,15 +73,10 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
         f_new = problem.objective_at(x_new)
         if not run.finite(f_new, "the objective"):
             return None
-        slope, length2 = float(g_y @ step), float(step @ step)
-        gain = armijo * slope if armijo is not None else slope - 0.5 * L * length2
+        gain = armijo * (g_y @ step) if armijo is not None else g_y @ step - 0.5 * L * (step @ step)
         if f_new >= f_y + gain - noise_y - problem.objective_noise(x_new):
             return x_new, f_new, L
         L *= 2.0
-        if armijo is not None and length2 > 0:
-            # the curvature c of f along the failed step (f = f(y) + slope - ½c‖step‖² on the
-            # quadratic model) says how large L must be for Armijo's test: c/(2(1 - μ))
-            L = max(L, (slope - (f_new - f_y)) / (length2 * (1.0 - armijo)))
-    run.fail("numerical_error", f"backtracking raised L {MAX_BACKTRACKS} times without an ascent step "
+    run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
              f"(L = {L:.3g}): the objective is not smooth at this scale")
     return None
