@@ -13,7 +13,9 @@ and ends with a profile of the default fit at the smallest size: where its time 
     INDKERNEL_DATA=<data directory> python figures/small_fits.py [--repeats 7]
 
 ``main(quick=True)`` runs two small cases with 2 repetitions (the test suite's check that the
-script runs). The goal it measures: a default fit within 1.5x of denoise's at every size.
+script runs). The goals it measures: a default fit within 2x of denoise's at n = 50 … 250 and
+within 3x on the four-class set, in both thread settings (at n >= 500 a fit already costs about
+denoise's: the goal there is to stay so).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from indkernel.kernels import simpson
 SIZES = (50, 120, 250, 500, 1000, 2000)
 OUT = Path(__file__).with_name("small_fits.csv")
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS", "BLIS_NUM_THREADS")
-GOAL = 1.5
+#: The goals: the largest ratio to denoise's fit for a binary fit up to this many points, and for the four-class fit.
+GOAL_SMALL_N, GOAL_BINARY, GOAL_MULTICLASS = 250, 2.0, 3.0
 
 
 def _pools() -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -119,6 +122,19 @@ def profile(family: str, n: int, top: int = 12) -> str:
     return text.getvalue()
 
 
+def goals(table: pd.DataFrame) -> str:
+    """How far each goal is: the cases it covers, how many meet it, the largest ratio among them."""
+    multiclass = table.case.str.contains("classes")
+    lines = []
+    for name, goal, covered in ((f"binary, n <= {GOAL_SMALL_N}", GOAL_BINARY, ~multiclass & (table.n <= GOAL_SMALL_N)),
+                                ("four classes", GOAL_MULTICLASS, multiclass)):
+        ratios = table.ratio[covered]
+        if len(ratios):
+            lines.append(f"goal {goal:g}x ({name}): met in {int((ratios <= goal).sum())} of {len(ratios)} cases, "
+                         f"largest ratio {ratios.max():.2f}")
+    return "\n".join(lines)
+
+
 def main(repeats: int = 7, *, quick: bool = False, out: Path | None = OUT, show_profile: bool = True) -> pd.DataFrame:
     case_list = cases(quick)
     repeats = 2 if quick else repeats
@@ -131,7 +147,7 @@ def main(repeats: int = 7, *, quick: bool = False, out: Path | None = OUT, show_
     columns = ["case", "n", "threads", "indefinite_ms", "denoise_ms", "ratio", "ratio_min", "ratio_max"]
     table = table[columns].round({"indefinite_ms": 2, "denoise_ms": 2, "ratio": 2, "ratio_min": 2, "ratio_max": 2})
     print(table.to_string(index=False))
-    print(f"within {GOAL}x of denoise: {int((table.ratio <= GOAL).sum())} of {len(table)} cases")
+    print(goals(table))
     if out is not None:
         table.to_csv(out, index=False)
     if show_profile:
