@@ -154,3 +154,27 @@ def test_large_rho_tends_to_the_svm_on_the_clipped_kernel():
     assert all(b < a / 5 for a, b in zip(errors, errors[1:], strict=False)), errors
     assert errors[-1] < 1e-3 * omega
     assert all(b < a / 5 for a, b in zip(kernel_errors, kernel_errors[1:], strict=False)), kernel_errors
+
+
+def test_a_problem_keeps_its_two_newest_oracle_points():
+    """A line search that tried a point beyond the one it accepts comes back to the accepted one:
+    its oracle point is still kept (no new rank-one update), while a third point evicts the oldest."""
+    from indkernel.core.proxy import RankOneProxy
+
+    class Counting(RankOneProxy):
+        calls = 0
+
+        def __call__(self, u, rho):
+            self.calls += 1
+            return super().__call__(u, rho)
+
+    K0, y = random_indefinite(15, 4)
+    oracle = Counting(K0)
+    problem = SVMProblem(K0, y, C=2.0, rho=1.0, oracle=oracle)
+    accepted, beyond, third = (problem.project(np.full(15, c)) for c in (0.3, 0.6, 0.9))
+    values = [problem.objective(point) for point in (accepted, beyond)]
+    assert oracle.calls == 2
+    assert problem.objective(accepted) == values[0] and problem.gradient(beyond) is not None and oracle.calls == 2
+    problem.objective(third)
+    problem.objective(accepted)  # evicted by the third
+    assert oracle.calls == 4

@@ -29,8 +29,8 @@ from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
 #: cap only guards against cycling on a singular kernel, and a run that meets it says so.
 LIBSVM_TOL, LIBSVM_MAX_ITER = 1e-8, 1_000_000
 OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
-#: Oracle points a problem keeps (the newest): a line search that tried a point beyond the one
-#: it accepts finds the accepted one's among them.
+#: Oracle points a problem keeps (the newest): after a line search that tried a point beyond the
+#: one it accepts, the accepted point's oracle is still kept.
 RECENT_POINTS = 2
 
 
@@ -126,7 +126,7 @@ class IndefiniteProblem:
                 f"in [{float(values.min()):.3g}, {float(values.max()):.3g}]")
 
     def __getstate__(self) -> dict:
-        """Pickle without the cached oracle point (it holds a closure); it is recomputed on use."""
+        """Pickle without the kept oracle points (they hold closures); they are recomputed on use."""
         return {**self.__dict__, "_recent_points": []}
 
     def __setattr__(self, name: str, value) -> None:
