@@ -40,7 +40,7 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
     ValueError
         If the set is empty (``b`` outside the range of ``aᵀz`` over the box).
     """
-    x, a, lo, hi = (_read_only(v) for v in (x, a, lo, hi))
+    x, a, lo, hi = (read_only(v) for v in (x, a, lo, hi))
     z, empty, g_min, g_max = _project(x, a, float(b), lo, hi)
     if empty:
         raise ValueError(
@@ -50,10 +50,12 @@ def project_box_hyperplane(x: np.ndarray, a: np.ndarray, b: float, lo: np.ndarra
     return z
 
 
-def _read_only(v) -> np.ndarray:
-    """A read-only contiguous float64 view of v: one compiled version of :func:`_project` for every
-    caller (the feasible set's arrays are read-only once it is built, a caller's point is not)."""
-    v = np.ascontiguousarray(v, dtype=np.float64).view()
+def read_only(v) -> np.ndarray:
+    """A read-only float64 view of v, C-contiguous unless it is a Fortran-ordered matrix: one compiled
+    version of a function for every caller (the feasible set's arrays and the stored spectra are
+    read-only, a caller's point is not)."""
+    v = np.asarray(v, dtype=np.float64)
+    v = (v if v.flags.f_contiguous and v.ndim == 2 else np.ascontiguousarray(v)).view()
     v.flags.writeable = False
     return v
 

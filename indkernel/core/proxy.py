@@ -329,30 +329,20 @@ class RankOneProxy(EighProxy):
         """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads."""
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
-        z = rank_one.transposed_product(V0, u)
         try:
-            eigen = rank_one.rank_one_eigen(d, z, sigma)
+            found = rank_one.rank_one_point(d, V0, u, sigma, rho, self._probe.standard_normal(u.size), threads)
         except rank_one.SecularEquationError:
             return self._fall_back(u, rho)
+        if not found.backward <= self.CHECK_TOL:
+            return self._fall_back(u, rho)
+        eigen, z, use_negative = found.eigen, found.z, found.use_negative
         negative = eigen.values < 0
-        use_negative = negative.sum() <= negative.size - negative.sum()
         side = negative if use_negative else ~negative
         values = eigen.values[side]
-        r = self._probe.standard_normal(values.size)
-        t, x, y = eigen.eigenvector_sums(side, r)  # t = A_-u or A_+u, in V0 coordinates
-        backward = self._measured_backward_error(d, z, sigma, r, x, y)
-        if not backward <= self.CHECK_TOL:
-            return self._fall_back(u, rho)
-        uu = u @ u
-        Ku = rank_one.product(V0, d * z - t if use_negative else t, threads)
-        if use_negative:
-            Ku += sigma * uu * u
-        neg_values = eigen.values[negative]
-        value = -0.5 * (z @ (d * z)) - sigma * uu * uu / 4.0 + rho * (neg_values @ neg_values)
+        uu = float(u @ u)
         # the measured error along one random direction, taken to a Frobenius norm (x4 for the draw)
-        magnitude = float(np.abs(d) @ (z * z))  # uᵀ|K0|u
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, neg_values, magnitude,
-                                     4 * np.sqrt(u.size) * backward)
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, eigen.values[negative],
+                                     found.magnitude, 4 * np.sqrt(u.size) * found.backward)
 
         def make_kernel() -> np.ndarray:
             with limited_threads(threads):
@@ -395,21 +385,8 @@ class RankOneProxy(EighProxy):
                 t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
                 return rank_one.product(V0, t, threads)
 
-        return ProxyPoint(u, Ku, float(value), make_kernel, multiply, errors, magnitude, make_curvature,
+        return ProxyPoint(u, found.Ku, found.value, make_kernel, multiply, errors, found.magnitude, make_curvature,
                           project_positive)
-
-    @staticmethod
-    def _measured_backward_error(d, z, sigma, r, x, y) -> float:
-        """Relative eigen-residual ``‖A'x - WΛr‖`` and orthogonality ``|‖x‖² - ‖r‖²| = |rᵀ(WᵀW - I)r|``
-        of the eigenvectors W used, along the random combination ``x = Wr`` (``y = WΛr``,
-        ``A' = diag(d) + σzzᵀ``), the larger of the two: O(n), and a bad column shows with
-        probability one. NaN (a failed update) compares false with every tolerance."""
-        if r.size == 0:
-            return 0.0
-        scale = max(float(np.abs(d).max()), sigma * float(z @ z), np.finfo(float).tiny)
-        residual = d * x + sigma * (z @ x) * z - y
-        rr = float(r @ r)
-        return max(float(np.linalg.norm(residual)) / (scale * np.sqrt(rr)), abs(float(x @ x) - rr) / rr)
 
     def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
         self.fallbacks += 1

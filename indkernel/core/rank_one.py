@@ -39,13 +39,14 @@ Numba compiles once per machine (``cache=True``); the only new dependency is num
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .._progress import if_slow
-from .projection import compile_projection
+from .projection import compile_projection, read_only
 
 EPS = np.finfo(np.float64).eps
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
@@ -388,6 +389,112 @@ def _unrotate(X, rotations):
     return X
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _decomposition(d, z, rho, threads):
+    """Steps 1-3 for ``diag(d) + ρzzᵀ`` (what :func:`rank_one_eigen` returns, as arrays):
+    ``(values, source, kept, poles, ẑ, origin, τ, z rotated, rotations, evaluations, failures)``
+    (the fields of :class:`RankOneEigen`; ``failures``: roots the zero finder missed)."""
+    d, z = d.copy(), z.copy()
+    n = d.size
+    norm = np.sqrt(np.sum(z * z))
+    rho = rho * norm * norm
+    if norm > 0:
+        z /= norm
+    tol = 8 * EPS * max(np.max(np.abs(d)) if n else 0.0, rho)
+    small, rotations = _deflate(d, z, rho, tol)
+    kept = np.flatnonzero(~small)
+    origin, tau = np.zeros(kept.size, np.int64), np.zeros(kept.size)
+    scale, evaluations, failures = 1.0, 0, 0
+    poles, z_hat = np.zeros(0), np.zeros(0)
+    if kept.size:
+        w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
+        w_norm = np.sqrt(np.sum(w * w))
+        rho *= w_norm * w_norm
+        # the secular equation of (diag(d) + ρwwᵀ)/scale, scale a power of 2 (exact) making the
+        # largest of |d| and ρ about 1: the sums' powers of 1/(d - λ) neither over- nor underflow
+        scale = math.ldexp(1.0, math.frexp(max(np.max(np.abs(d[kept])), rho))[1])
+        poles = d[kept] / scale
+        z_hat, failures, evaluations = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, threads)
+    values, source = scale * (poles[origin] + tau), np.arange(kept.size)  # ascending: root j in (d_j, d_{j+1})
+    if kept.size < n:
+        deflated = np.flatnonzero(small)
+        values = np.concatenate((values, d[deflated]))
+        source = np.concatenate((source, -1 - deflated))
+        order = np.argsort(values, kind="mergesort")
+        values, source = values[order], source[order]
+    return values, source, kept, poles, z_hat, origin, tau, norm * z, rotations, evaluations, failures
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _selected_sums(source, lam, kept, poles, z_hat, origin, tau, rotations, s, r, threads):
+    """``(WΛWᵀs, Wr, WΛr)`` for the eigenvectors W of the eigenvalues ``lam`` (their ``source``
+    entries), s in the deflated coordinates (:meth:`RankOneEigen.eigenvector_sums`); the results
+    in the caller's."""
+    n = s.size
+    if kept.size == n:  # nothing deflated (the common case)
+        return _eigenvector_sums(poles, z_hat, origin, tau, source, lam, s, r, threads)
+    roots = np.flatnonzero(source >= 0)
+    t, x, y = _eigenvector_sums(poles, z_hat, origin, tau, source[roots], lam[roots], s[kept], r[roots], threads)
+    sums = np.zeros((n, 3))
+    for k in range(kept.size):
+        sums[kept[k], 0], sums[kept[k], 1], sums[kept[k], 2] = t[k], x[k], y[k]
+    for k in range(source.size):
+        if source[k] < 0:  # the unit vector e_i of a deflated component
+            i = -1 - source[k]
+            sums[i, 0] += lam[k] * s[i]
+            sums[i, 1] += r[k]
+            sums[i, 2] += lam[k] * r[k]
+    _unrotate(sums, rotations)
+    return sums[:, 0].copy(), sums[:, 1].copy(), sums[:, 2].copy()
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _backward_error(d, z, sigma, r, x, y):
+    """Relative eigen-residual ``‖A'x - WΛr‖`` and orthogonality ``|‖x‖² - ‖r‖²| = |rᵀ(WᵀW - I)r|``
+    of the eigenvectors W used, along the random combination ``x = Wr`` (``y = WΛr``,
+    ``A' = diag(d) + σzzᵀ``), the larger of the two: O(n), and a bad column shows with
+    probability one. NaN (a failed update) compares false with every tolerance."""
+    if r.size == 0:
+        return 0.0
+    scale = max(np.max(np.abs(d)), sigma * np.sum(z * z), np.finfo(np.float64).tiny)
+    zx = np.sum(z * x)
+    residual = np.sqrt(np.sum((d * x + sigma * zx * z - y) ** 2))
+    rr = np.sum(r * r)
+    first, second = residual / (scale * np.sqrt(rr)), abs(np.sum(x * x) - rr) / rr
+    if np.isnan(first) or np.isnan(second):
+        return np.nan
+    return max(first, second)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _point(d, V0, u, sigma, rho, probe, threads):
+    """The rank-one oracle's point at u in one call (:func:`rank_one_point`): ``z = V0ᵀu``, the
+    decomposition of ``diag(d) + σzzᵀ``, the sums over the eigenvectors of its smaller side,
+    the check along ``probe``, ``K*u`` and φ."""
+    z = transposed_product(V0, u)
+    decomposition = _decomposition(d, z, sigma, threads)
+    values, source, kept, poles, z_hat, origin, tau, z_rotated, rotations, _, failures = decomposition
+    n = u.size
+    if failures:
+        return decomposition, z, False, np.zeros(n), np.nan, np.nan, np.nan
+    negative = values < 0
+    count = np.sum(negative)
+    use_negative = count <= n - count
+    side = np.flatnonzero(negative if use_negative else ~negative)
+    r = probe[: side.size]
+    t, x, y = _selected_sums(source[side], values[side], kept, poles, z_hat, origin, tau, rotations, z_rotated, r,
+                             threads)
+    backward = _backward_error(d, z, sigma, r, x, y)
+    uu = np.sum(u * u)
+    if use_negative:  # K*u = Au - A_-u
+        Ku = product(V0, d * z - t, threads) + sigma * uu * u
+    else:
+        Ku = product(V0, t, threads)
+    lowest = values[negative]
+    value = -0.5 * np.sum(z * (d * z)) - sigma * uu * uu / 4.0 + rho * np.sum(lowest * lowest)
+    return decomposition, z, use_negative, Ku, value, np.sum(np.abs(d) * (z * z)), backward
+
+
 @dataclass
 class RankOneEigen:
     """Eigendecomposition of ``diag(d) + ρzzᵀ`` (all eigenvalues; eigenvectors, or the sums the
@@ -433,22 +540,10 @@ class RankOneEigen:
         """For ``W = vectors(select)``, ``Λ = diag(values[select])`` and a vector ``r`` (length m):
         ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W; ``z`` is the update's own vector unless
         another is given (then ``WΛWᵀz`` is a product with the selected part of the matrix)."""
-        source, lam = self._source[select], self.values[select]
-        threads = numba.get_num_threads()
         z = self._z if z is None else _rotate(np.array(z, dtype=np.float64).reshape(-1, 1), self._rotations)[:, 0]
-        if self._kept.size == self.n:  # nothing deflated (the common case)
-            return _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source, lam, z, r, threads)
-        roots = source >= 0
-        t, x, y = _eigenvector_sums(self._poles, self._z_hat, self._origin, self._tau, source[roots], lam[roots],
-                                    z[self._kept], r[roots], threads)
-        sums = np.zeros((3, self.n))
-        sums[:, self._kept] = t, x, y
-        deflated, index = np.flatnonzero(~roots), -1 - source[~roots]  # unit vectors e_index
-        sums[0, index] += lam[deflated] * z[index]
-        sums[1, index] += r[deflated]
-        sums[2, index] += lam[deflated] * r[deflated]
-        t, x, y = _unrotate(sums.T.copy(), self._rotations).T
-        return t, x, y
+        return _selected_sums(self._source[select], self.values[select], self._kept, self._poles, self._z_hat,
+                              self._origin, self._tau, self._rotations, z, np.asarray(r, dtype=np.float64),
+                              numba.get_num_threads())
 
 
 _compiled = False
@@ -457,7 +552,7 @@ _compiled = False
 def compile_oracle() -> None:
     """Compile the functions above, once per process, for the array types the oracle passes them.
 
-    Numba compiles at a function's first call (on a new install: about 20 s for all of them;
+    Numba compiles at a function's first call (on a new install: about 40 s for all of them;
     later, loading numba's on-disk cache: about 0.4 s). :func:`indkernel.solve` calls this
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
@@ -468,7 +563,7 @@ def compile_oracle() -> None:
     global _compiled
     if _compiled:
         return
-    with if_slow("compiling the rank-one oracle (numba; once after installing, about 20 s)"):
+    with if_slow("compiling the rank-one oracle (numba; once after installing, about 40 s)"):
         _compile()
     _compiled = True
 
@@ -482,12 +577,13 @@ def _compile() -> None:
         eigen.eigenvector_sums(everything, np.ones(eigen.n))
         eigen.eigenvector_sums(everything, np.ones(eigen.n), np.ones(eigen.n))
     writable = np.asfortranarray(np.eye(2))
-    read_only = writable.copy(order="F")
-    read_only.flags.writeable = False
-    for V in (writable, read_only):
+    frozen = writable.copy(order="F")
+    frozen.flags.writeable = False
+    for V in (writable, frozen):
         for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
             transposed_product(V, u)
             product(V, u, 1)
+    rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 0.25, 1.0, np.ones(2), 1)
     compile_projection()  # every solver's step
 
 
@@ -501,32 +597,47 @@ def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
     SecularEquationError
         If the zero finder fails (callers fall back to a dense ``eigh``).
     """
-    d, z = np.array(d, dtype=np.float64), np.array(z, dtype=np.float64)
-    norm = float(np.linalg.norm(z))
-    rho = rho * norm * norm
-    z = z / norm if norm > 0 else z
-    tol = 8 * EPS * max(float(np.max(np.abs(d), initial=0.0)), rho)
-    small, rotations = _deflate(d, z, rho, tol)
-    kept = np.flatnonzero(~small)
-    origin, tau, scale, evaluations = np.zeros(kept.size, np.int64), np.zeros(kept.size), 1.0, 0
-    if kept.size:
-        w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
-        w_norm = float(np.linalg.norm(w))
-        rho *= w_norm * w_norm
-        # the secular equation of (diag(d) + ρwwᵀ)/scale, scale a power of 2 (exact) making the
-        # largest of |d| and ρ about 1: the sums' powers of 1/(d - λ) neither over- nor underflow
-        scale = float(np.ldexp(1.0, np.frexp(max(float(np.abs(d[kept]).max()), rho))[1]))
-        poles = d[kept] / scale
-        z_hat, failures, evaluations = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, numba.get_num_threads())
-        if failures:
-            raise SecularEquationError(f"the zero finder did not converge for {failures} of {kept.size} roots")
-    else:
-        poles, z_hat = np.zeros(0), np.zeros(0)
-    values, source = scale * (poles[origin] + tau), np.arange(kept.size)  # ascending: root j in (d_j, d_{j+1})
-    if kept.size < d.size:
-        deflated = np.flatnonzero(small)
-        values = np.concatenate([values, d[deflated]])
-        source = np.concatenate([source, -1 - deflated])
-        order = np.argsort(values, kind="stable")
-        values, source = values[order], source[order]
-    return RankOneEigen(values, evaluations, source, kept, poles, z_hat, origin, tau, norm * z, rotations)
+    decomposition = _decomposition(np.ascontiguousarray(d, dtype=np.float64), np.ascontiguousarray(z, dtype=np.float64),
+                                   float(rho), numba.get_num_threads())
+    return _eigen(decomposition)
+
+
+def _eigen(decomposition) -> RankOneEigen:
+    """The :class:`RankOneEigen` of :func:`_decomposition`'s arrays; SecularEquationError if a root failed."""
+    values, source, kept, poles, z_hat, origin, tau, z, rotations, evaluations, failures = decomposition
+    if failures:
+        raise SecularEquationError(f"the zero finder did not converge for {failures} of {kept.size} roots")
+    return RankOneEigen(values, int(evaluations), source, kept, poles, z_hat, origin, tau, z, rotations)
+
+
+@dataclass(frozen=True)
+class RankOnePoint:
+    """What the rank-one oracle needs at one u (:func:`rank_one_point`)."""
+
+    eigen: RankOneEigen
+    z: np.ndarray              # V0ᵀu
+    use_negative: bool         # whether the sums ran over the negative eigenvalues (else the others)
+    Ku: np.ndarray             # K*u
+    value: float               # φ(u)
+    magnitude: float           # uᵀ|K0|u
+    backward: float            # the measured relative backward error (:func:`_backward_error`)
+
+
+def rank_one_point(d: np.ndarray, V0: np.ndarray, u: np.ndarray, sigma: float, rho: float, probe: np.ndarray,
+                   threads: int) -> RankOnePoint:
+    """The rank-one oracle's work at u for ``K0 = V0 diag(d) V0ᵀ`` and ``A = K0 + σuuᵀ`` (``σ = 1/(4ρ)``),
+    in one compiled call: the decomposition of ``diag(d) + σzzᵀ`` (``z = V0ᵀu``), ``K*u = Au - A_-u``
+    (or ``A_+u``, from the side with fewer eigenvectors), ``φ(u) = -½zᵀdiag(d)z - σ‖u‖⁴/4 +
+    ρ‖A_-‖²_F``, and the check of the eigenvectors used along the first entries of ``probe``
+    (length n), on at most ``threads`` numba threads.
+
+    Raises
+    ------
+    SecularEquationError
+        If the zero finder fails (the oracle falls back to a dense ``eigh``).
+    """
+    d, V0, u, probe = (read_only(v) for v in (d, V0, u, probe))  # one compiled version for every caller
+    decomposition, z, use_negative, Ku, value, magnitude, backward = _point(d, V0, u, float(sigma), float(rho), probe,
+                                                                            threads)
+    return RankOnePoint(_eigen(decomposition), z, bool(use_negative), Ku, float(value), float(magnitude),
+                        float(backward))
