@@ -85,7 +85,7 @@ def test_a_slow_step_shows_its_clock_and_a_quick_one_nothing(capsys):
 
 
 def test_the_first_compilation_says_what_it_is_doing(monkeypatch, capsys):
-    """After an install numba compiles the oracle for about 20 s: a line says so (here a stand-in
+    """After an install numba compiles the oracle for about 40 s: a line says so (here a stand-in
     compilation of 1.3 s)."""
     monkeypatch.setattr(rank_one, "_compiled", False)
     monkeypatch.setattr(rank_one, "_compile", lambda: time.sleep(1.3))

@@ -305,7 +305,7 @@ class IndefiniteProblem:
     def hessian(self, alpha) -> scipy.sparse.linalg.LinearOperator:
         """``∇²f(α)`` as a (dim, dim) operator: ``v ↦ -Uᵀ J U v`` with U the map α ↦ u and
         ``J = d(K*u)/du`` by the Daleckii–Krein divided differences of the eigenvalues of
-        ``A = K0 + uuᵀ/(4ρ)`` (:func:`indkernel.core.proxy.divided_difference_operator`).
+        ``A = K0 + uuᵀ/(4ρ)`` (:class:`indkernel.core.curvature.DividedDifferences`).
 
         O(n²) per product (the rank-one oracle: two passes over V0 and two over the eigenvectors
         W of the update, formed here, O(n²); W lives as long as the operator). f is C¹ and its gradient is

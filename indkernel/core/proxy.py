@@ -23,6 +23,7 @@ import numpy as np
 import scipy.linalg
 
 from . import rank_one, threads
+from .curvature import DividedDifferences, rank_one_curvature_product
 from .spectrum_cache import SPECTRA
 from .threads import blas_thread_count, blas_threads, limited_threads, threads_for
 
@@ -84,7 +85,7 @@ class ProxyPoint:
 
     def curvature(self) -> Callable[[np.ndarray], np.ndarray]:
         """The operator ``v ↦ J v`` with ``J = d(K*(u)u)/du`` (so ``∇²φ(u) = -J``): O(n²) to build
-        (:func:`divided_difference_operator`), O(n²) per product. It holds an n×n array of its
+        (:class:`indkernel.core.curvature.DividedDifferences`), O(n²) per product. It holds an n×n array of its
         own (the rank-one oracle's eigenvectors W), freed with the operator: the point keeps none."""
         if self._make_curvature is None:
             raise NotImplementedError("this oracle does not provide second derivatives")
@@ -132,35 +133,6 @@ def clipped_allowances(n: int, K0_frobenius: float, K0_norm: float, uu: float,
     gamma = ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF
     delta = gamma * K0_frobenius
     return float(0.5 * (gamma * uK0u_magnitude + delta * uu)), float(delta + gamma * K0_norm), float(delta)
-
-
-def divided_difference_operator(values: np.ndarray, p: np.ndarray, sigma: float) -> Callable[[np.ndarray], np.ndarray]:
-    """The derivative of ``u ↦ K*(u)u = (K0 + σuuᵀ)_+ u`` in the eigenbasis Q of ``A = K0 + σuuᵀ``.
-
-    With ``A = Q diag(λ) Qᵀ``, ``p = Qᵀu`` and ``q = Qᵀδ``, the Daleckii–Krein formula for the
-    derivative of ``X ↦ X_+`` along ``E = σ(δuᵀ + uδᵀ)`` gives, with the divided differences
-    ``Γ_ij = (λ_i⁺ - λ_j⁺)/(λ_i - λ_j)`` (1 on two positive eigenvalues, 0 on two non-positive
-    ones, ``λ_i/(λ_i - λ_j)`` on a positive ``λ_i`` and a non-positive ``λ_j``)::
-
-        Qᵀ J δ = (λ⁺ + σ Γ p²) ∘ q + σ p ∘ Γ(p ∘ q),
-
-    a symmetric positive semidefinite operator (φ is concave), so ``∇²φ(u) = -J``. The negative
-    eigen-directions of A, where K* is singular, get their curvature ``σ Σ_j Γ_ij p_j²`` from the
-    coupling with the positive ones: a Newton method on f is well posed where one on the frozen
-    kernel K* is not. Returns ``q ↦ Qᵀ J Q q``; the positive-by-negative block of Γ is stored,
-    at most n²/4 numbers.
-    """
-    positive = values > 0
-    G = values[positive, None] / (values[positive, None] - values[None, ~positive])
-
-    def gamma(w: np.ndarray) -> np.ndarray:  # Γ w
-        out = np.empty_like(w)
-        out[positive] = w[positive].sum() + G @ w[~positive]
-        out[~positive] = G.T @ w[positive]
-        return out
-
-    diagonal = np.maximum(values, 0.0) + sigma * gamma(p * p)
-    return lambda q: diagonal * q + sigma * p * gamma(p * q)
 
 
 class EighProxy:
@@ -247,7 +219,7 @@ class EighProxy:
             return self.K0 @ v + sigma * (u @ v) * u - neg_vectors @ (neg_values * (neg_vectors.T @ v))
 
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
-            middle = divided_difference_operator(values, vectors.T @ u, sigma)
+            middle = DividedDifferences(values, vectors.T @ u, sigma)
             return lambda v: vectors @ middle(vectors.T @ v)
 
         positive = values > 0
@@ -366,12 +338,11 @@ class RankOneProxy(EighProxy):
             array, O(n²) to form); each product two passes over V0 and two over W."""
             with limited_threads(threads):
                 W = np.asfortranarray(eigen.vectors(slice(None)))
-            middle = divided_difference_operator(eigen.values, W.T @ z, sigma)
+            middle = DividedDifferences(eigen.values, W.T @ z, sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
                 with limited_threads(threads):
-                    q = rank_one.transposed_product(W, rank_one.transposed_product(V0, v))
-                    return rank_one.product(V0, rank_one.product(W, middle(q), threads), threads)
+                    return rank_one_curvature_product(V0, W, middle, v, threads)
 
             return curvature
 

@@ -557,8 +557,9 @@ def compile_oracle() -> None:
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
     sums with and without deflation, and the products with a writable and a read-only ``V0``
-    and a contiguous and a strided vector; and the projection onto A
-    (:mod:`indkernel.core.projection`) that every solver's step calls.
+    and a contiguous and a strided vector, a whole point (:func:`rank_one_point`); the
+    projection onto A (:mod:`indkernel.core.projection`) that every solver's step calls, and the
+    Hessian products of Newton's method (:mod:`indkernel.core.curvature`).
     """
     global _compiled
     if _compiled:
@@ -585,6 +586,9 @@ def _compile() -> None:
             product(V, u, 1)
     rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 0.25, 1.0, np.ones(2), 1)
     compile_projection()  # every solver's step
+    from .curvature import compile_curvature  # (it imports this module)
+
+    compile_curvature()  # Newton's Hessian products
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
