@@ -7,7 +7,12 @@ breakpoint found by sorting (:func:`minimize_piecewise_linear`).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+
+from .projection import read_only
+
+EPS = np.finfo(np.float64).eps
 
 
 def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: float = 0.0) -> tuple[float, float]:
@@ -29,20 +34,46 @@ def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: fl
     -------
     (F_min, b) : the minimal value and a minimizer.
     """
-    def F(b: float) -> float:
-        return float(c * b + w @ np.maximum(0.0, s * (b - t)))
+    value, b = _minimize_piecewise_linear(*(read_only(v) for v in (t, s, w)), float(c))  # one compiled version
+    return float(value), float(b)
 
-    order = np.argsort(t, kind="stable")
-    k = int(np.searchsorted(np.cumsum(w[order]), w[s < 0].sum() - c))
+
+@numba.njit(cache=True, error_model="numpy")
+def _piecewise_linear(t, s, w, c, b):
+    """``F(b)`` of :func:`minimize_piecewise_linear`, and the magnitude of its terms."""
+    value, magnitude = c * b, abs(c * b)
+    for j in range(t.size):
+        value += w[j] * max(0.0, s[j] * (b - t[j]))
+        magnitude += w[j] * abs(b - t[j])
+    return value, magnitude
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _minimize_piecewise_linear(t, s, w, c):
+    """:func:`minimize_piecewise_linear`, compiled: ``(F_min, b)``."""
+    order = np.argsort(t, kind="mergesort")
+    falling = 0.0
+    for j in range(t.size):
+        if s[j] < 0:
+            falling += w[j]
+    k = np.searchsorted(np.cumsum(w[order]), falling - c)
     # Round-off in the cumulative sum can shift k by one where the slope is ~0, so the window of
     # three breakpoints holds the minimizers' interval; values within F's round-off count as equal.
     # b = 0 joins them (inside a flat stretch, as for an SVR whose tube holds every target).
-    candidates = np.append(0.0, t[order[max(k - 1, 0): k + 2]])
-    values = np.array([F(b) for b in candidates])
-    magnitude = max(abs(c * b) + float(w @ np.abs(b - t)) for b in candidates)
-    tied = candidates[values <= values.min() + 4 * len(t) * np.finfo(float).eps * magnitude]
-    b = 0.5 * (float(tied.min()) + float(tied.max()))
-    return F(b), b
+    window = order[max(k - 1, 0): k + 2]
+    candidates = np.zeros(window.size + 1)
+    candidates[1:] = t[window]
+    values, largest = np.empty(candidates.size), 0.0
+    for i in range(candidates.size):
+        values[i], magnitude = _piecewise_linear(t, s, w, c, candidates[i])
+        largest = max(largest, magnitude)
+    tolerance = values.min() + 4 * t.size * EPS * largest
+    low, high = np.inf, -np.inf
+    for i in range(candidates.size):
+        if values[i] <= tolerance:
+            low, high = min(low, candidates[i]), max(high, candidates[i])
+    b = 0.5 * (low + high)
+    return _piecewise_linear(t, s, w, c, b)[0], b
 
 
 def active_terms(margin: np.ndarray, magnitude: np.ndarray) -> np.ndarray:

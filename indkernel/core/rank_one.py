@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from .._progress import if_slow
+from .intercept import minimize_piecewise_linear
 from .projection import compile_projection, read_only
 
 EPS = np.finfo(np.float64).eps
@@ -559,7 +560,8 @@ def compile_oracle() -> None:
     sums with and without deflation, and the products with a writable and a read-only ``V0``
     and a contiguous and a strided vector, a whole point (:func:`rank_one_point`); the
     projection onto A (:mod:`indkernel.core.projection`) that every solver's step calls, and the
-    Hessian products of Newton's method (:mod:`indkernel.core.curvature`).
+    Hessian products of Newton's method (:mod:`indkernel.core.curvature`) and the certificate's
+    best offsets (:func:`indkernel.core.intercept.minimize_piecewise_linear`).
     """
     global _compiled
     if _compiled:
@@ -589,6 +591,7 @@ def _compile() -> None:
     from .curvature import compile_curvature  # (it imports this module)
 
     compile_curvature()  # Newton's Hessian products
+    minimize_piecewise_linear(np.ones(2), np.array([1.0, -1.0]), np.ones(2))  # the certificate's offsets
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:
