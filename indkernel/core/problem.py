@@ -98,7 +98,7 @@ class IndefiniteProblem:
         self.K0 = penalty.kernel(K0)
         self._oracle_K0 = scaled if self.K0 is K0 else self.K0  # the Mercer penalty clips (and has no scale)
         self.oracle = penalty.oracle(self._oracle_K0, oracle)
-        self._recent_points: list[tuple[np.ndarray, ProxyPoint]] = []  # (α, point), the newest last
+        self._recent_points: list[tuple[bytes, ProxyPoint]] = []  # (α's bytes, point), the newest last
         for array in (self.K0, self._oracle_K0):
             array.setflags(write=False)
         self._frozen = True
@@ -212,11 +212,12 @@ class IndefiniteProblem:
         """The oracle at α; the last ``RECENT_POINTS`` points are kept, so objective, gradient
         and certificate at the same α share one eigendecomposition, also where a line search
         tried a point beyond the one it accepted."""
+        key = alpha.tobytes()  # the same bits (a cheaper test than np.array_equal's; -0.0 is a miss)
         for kept, point in reversed(self._recent_points):
-            if np.array_equal(alpha, kept):
+            if key == kept:
                 return point
         point = self.oracle(self.oracle_u(alpha), self.rho)
-        self._recent_points = [*self._recent_points, (alpha.copy(), point)][-RECENT_POINTS:]
+        self._recent_points = [*self._recent_points, (key, point)][-RECENT_POINTS:]
         return point
 
     def objective(self, alpha, form: str = "negative-part") -> float:

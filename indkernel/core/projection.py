@@ -55,7 +55,10 @@ def read_only(v) -> np.ndarray:
     version of a function for every caller (the feasible set's arrays and the stored spectra are
     read-only, a caller's point is not)."""
     v = np.asarray(v, dtype=np.float64)
-    v = (v if v.flags.f_contiguous and v.ndim == 2 else np.ascontiguousarray(v)).view()
+    fortran = v.flags.f_contiguous and v.ndim == 2
+    if not v.flags.writeable and (fortran or v.flags.c_contiguous):
+        return v
+    v = (v if fortran else np.ascontiguousarray(v)).view()
     v.flags.writeable = False
     return v
 
