@@ -914,6 +914,28 @@ def test_newton_search_pays_no_oracle_call_where_the_projected_path_descends():
     assert oracle.calls > before
 
 
+def test_newton_search_cuts_a_step_far_too_long_in_a_few_tries():
+    """A Newton step 200 times too long (f = -(x - 1)², from x = 0 along δ = 200): halving four
+    times (to 1/16) fails and keeps x; shortening to the maximizer of the quadratic through f(x),
+    the slope and the failed value (within [t/10, t/2]) reaches the maximizer in four oracle calls."""
+    from types import SimpleNamespace
+
+    from indkernel.solvers.projected_newton import _projected_search
+
+    computed = []
+
+    def objective_at(p):
+        computed.append(p)
+        return float(-(p[0] - 1.0) ** 2)
+
+    problem = SimpleNamespace(feasible=SimpleNamespace(project=lambda p: p), objective_noise=lambda p: 0.0,
+                              objective_at=objective_at)
+    search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
+    found, value, t = _projected_search(problem, np.zeros(1), -1.0, np.array([2.0]), np.array([200.0]), search)
+    assert t == pytest.approx(0.005) and found[0] == pytest.approx(1.0) and value == pytest.approx(0.0, abs=1e-12)
+    assert len(computed) == 4
+
+
 def test_the_gradient_projection_step_stops_at_the_first_sufficient_ascent():
     """Projected Newton's face step takes the first L (doubling from a far too small one) whose
     step passes Armijo's test; the accelerated method's majorization asks a larger L of the same

@@ -51,8 +51,11 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        is free, the unconstrained Newton step leaves the box by orders of magnitude.
     3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1; doubled while f keeps growing if the
        full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
-       from the optimum), or halved until Armijo's condition holds (up to the rounding of the comparison,
-       :meth:`IndefiniteProblem.objective_noise`); if no t does, the iterate is
+       from the optimum), or shortened until Armijo's condition holds (up to the rounding of the
+       comparison, :meth:`IndefiniteProblem.objective_noise`): each time to the maximizer of the
+       quadratic through ``f(x_c)``, the slope ``gᵀδ`` and the value that failed, kept within
+       ``[t/10, t/2]`` (a Newton step far too long, as the second one from the start often is, is
+       cut short in a few tries where halving needed many); if no t passes, the iterate is
        ``x_c``. A point where the projection bends the path downhill at first order (beyond
        rounding) cannot pass and costs no oracle call.
 
@@ -75,8 +78,9 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         A full Newton step that gains more than this multiple of the quadratic model's prediction
         is doubled while f keeps growing (at most ``max_doublings`` times).
     max_halvings, max_doublings : int, default 4 and 20
-        Halvings of the Newton step before the search gives up and keeps the gradient projection
-        point (a step that must shrink more is not worth its oracle calls), and doublings at most.
+        Shortenings of the Newton step (each to between a tenth and a half of the last try) before
+        the search gives up and keeps the gradient projection point (a step that must shrink more
+        is not worth its oracle calls), and doublings at most.
     shift : float, default 1e-8
         The shift μ of ``(-∇²f + μI)δ = ∇f`` as a fraction of the local curvature (along the last
         step, the gradient projection step's L): it keeps conjugate gradients defined where the
@@ -243,12 +247,22 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
                 return point, value, t
             point, value, t = farther, farther_value, 2 * t
         return point, value, t
+    slope = float(g @ direction)
     for _ in range(search.max_halvings):
-        t /= 2
+        t = _backtrack(t, slope, f_x, value)
         point, value, accepted = trial(t)
         if accepted:
             return point, value, t
     return x, f_x, 0.0
+
+
+def _backtrack(t: float, slope: float, f_x: float, value: float) -> float:
+    """The next step after t failed: the maximizer of the quadratic through ``f(x)``, the slope
+    ``gᵀδ`` at 0 and the value at t, kept within ``[t/10, t/2]`` (t/2 where the value is unknown)."""
+    drop = f_x + slope * t - value  # b·t² of the model f_x + slope·s - b·s²
+    if not (np.isfinite(value) and drop > 0 and slope > 0):
+        return t / 2
+    return min(max(slope * t * t / (2 * drop), t / 10), t / 2)
 
 
 def _downhill(slope: float, noise: float, armijo: float) -> bool:
