@@ -35,6 +35,7 @@ class DividedDifferences:
             np.ascontiguousarray(values, dtype=np.float64), self.p, self.sigma)
 
     def __call__(self, q: np.ndarray) -> np.ndarray:
+        """``QᵀJQq = (λ⁺ + σΓp²) ∘ q + σ p ∘ Γ(p ∘ q)``; O(n + |positive|·|negative|)."""
         return _apply(self.positive, self.negative, self.G, self.diagonal, self.p, self.sigma,
                       np.ascontiguousarray(q, dtype=np.float64))
 
@@ -81,6 +82,7 @@ def _apply(positive, negative, G, diagonal, p, sigma, q):
 
 @numba.njit(cache=True, error_model="numpy")
 def _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma, v, threads):
+    """:func:`rank_one_curvature_product` on the arrays of its divided differences."""
     q = transposed_product(W, transposed_product(V0, v))
     return product(V0, product(W, _apply(positive, negative, G, diagonal, p, sigma, q), threads), threads)
 
