@@ -916,8 +916,9 @@ def test_newton_search_pays_no_oracle_call_where_the_projected_path_descends():
 
 def test_newton_search_cuts_a_step_far_too_long_in_a_few_tries():
     """A Newton step 200 times too long (f = -(x - 1)², from x = 0 along δ = 200): halving four
-    times (to 1/16) fails and keeps x; shortening to the maximizer of the quadratic through f(x),
-    the slope and the failed value (within [t/10, t/2]) reaches the maximizer in four oracle calls."""
+    times (to 1/16) fails and keeps x; shortening to the longest step that passes Armijo's test
+    on the quadratic through f(x), the slope and the failed value (within [t/10, t/2]) reaches the
+    maximizer in four oracle calls."""
     from types import SimpleNamespace
 
     from indkernel.solvers.projected_newton import _projected_search

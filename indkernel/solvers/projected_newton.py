@@ -52,11 +52,11 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1; doubled while f keeps growing if the
        full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
        from the optimum), or shortened until Armijo's condition holds (up to the rounding of the
-       comparison, :meth:`IndefiniteProblem.objective_noise`): each time to the maximizer of the
-       quadratic through ``f(x_c)``, the slope ``gᵀδ`` and the value that failed, kept within
-       ``[t/10, t/2]`` (a Newton step far too long, as the second one from the start often is, is
-       cut short in a few tries where halving needed many); if no t passes, the iterate is
-       ``x_c``. A point where the projection bends the path downhill at first order (beyond
+       comparison, :meth:`IndefiniteProblem.objective_noise`): each time to the longest step that
+       passes the test on the quadratic through ``f(x_c)``, the slope ``gᵀδ`` and the value that
+       failed, kept within ``[t/10, t/2]`` (halving where that quadratic is mild; a Newton step
+       far too long, as the second one from the start can be, is cut short in a few tries where
+       halving gave up); if no t passes, the iterate is ``x_c``. A point where the projection bends the path downhill at first order (beyond
        rounding) cannot pass and costs no oracle call.
 
     Every iterate is certified, by default with the free bound only (:class:`indkernel.solvers.registry.Method`), and the result with the tight one.
@@ -249,20 +249,23 @@ def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
         return point, value, t
     slope = float(g @ direction)
     for _ in range(search.max_halvings):
-        t = _backtrack(t, slope, f_x, value)
+        t = _backtrack(t, slope, f_x, value, search.armijo)
         point, value, accepted = trial(t)
         if accepted:
             return point, value, t
     return x, f_x, 0.0
 
 
-def _backtrack(t: float, slope: float, f_x: float, value: float) -> float:
-    """The next step after t failed: the maximizer of the quadratic through ``f(x)``, the slope
-    ``gᵀδ`` at 0 and the value at t, kept within ``[t/10, t/2]`` (t/2 where the value is unknown)."""
+def _backtrack(t: float, slope: float, f_x: float, value: float, armijo: float) -> float:
+    """The next step after t failed: the longest step that passes Armijo's test on the quadratic
+    through ``f(x)``, the slope ``gᵀδ`` at 0 and the value at t, kept within ``[t/10, t/2]`` (t/2
+    where the value is unknown). Where that quadratic's maximizer is at least t/4 this is the
+    halving; a step far too long is cut by up to ten at each try."""
     drop = f_x + slope * t - value  # b·t² of the model f_x + slope·s - b·s²
     if not (np.isfinite(value) and drop > 0 and slope > 0):
         return t / 2
-    return min(max(slope * t * t / (2 * drop), t / 10), t / 2)
+    longest = (1 - armijo) * slope * t * t / drop  # m(s) >= f_x + armijo·slope·s up to here
+    return min(max(longest, t / 10), t / 2)
 
 
 def _downhill(slope: float, noise: float, armijo: float) -> bool:
