@@ -34,7 +34,7 @@ def minimize_piecewise_linear(t: np.ndarray, s: np.ndarray, w: np.ndarray, c: fl
     -------
     (F_min, b) : the minimal value and a minimizer.
     """
-    value, b = _minimize_piecewise_linear(*(read_only(v) for v in (t, s, w)), float(c))  # one compiled version
+    value, b = _minimize_piecewise_linear(read_only(t), read_only(s), read_only(w), float(c))  # one compiled version
     return float(value), float(b)
 
 
