@@ -46,7 +46,6 @@ import numba
 import numpy as np
 
 from .._progress import if_slow
-from .intercept import minimize_piecewise_linear
 from .projection import compile_projection, read_only
 
 EPS = np.finfo(np.float64).eps
@@ -589,6 +588,7 @@ def _compile() -> None:
     rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 0.25, 1.0, np.ones(2), 1)
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
+    from .intercept import minimize_piecewise_linear  # (not a member of this module's API page)
 
     compile_curvature()  # Newton's Hessian products
     minimize_piecewise_linear(np.ones(2), np.array([1.0, -1.0]), np.ones(2))  # the certificate's offsets
