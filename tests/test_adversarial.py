@@ -232,9 +232,9 @@ def test_libsvm_inside_a_tight_certificate_fits_in_the_time_left():
     (``figures/newton_stress.py``). Under a budget the first call runs at most ``LIBSVM_PROBE``
     iterations per point, and each later cap is what half the seconds left allow at the rate of
     the last capped call. Here (n = 120, C = 1e3) at Newton's first iterate from the fifth on
-    where the probe does not settle the bound (which one depends on rounding: the fifth, then the
-    sixth after the search changed, at other versions of NumPy and SciPy another), with a
-    millisecond always left, every cap after the probe is far below the unbudgeted ones."""
+    where the probe does not settle the bound (the fifth here; which one depends on rounding and
+    on the search's rule: with one variant it was the sixth), with a millisecond always left,
+    every cap after the probe is far below the unbudgeted ones."""
     from indkernel.core import fixed_kernel
     from indkernel.solvers.projected_newton import projected_newton
     from indkernel.solvers.tracking import Run

@@ -302,7 +302,7 @@ class RankOneProxy(EighProxy):
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
         try:
-            found = rank_one.rank_one_point(d, V0, u, sigma, rho, self._probe.standard_normal(u.size), threads)
+            found = rank_one.rank_one_point(d, V0, u, rho, self._probe.standard_normal(u.size), threads)
         except rank_one.SecularEquationError:
             return self._fall_back(u, rho)
         if not found.backward <= self.CHECK_TOL:

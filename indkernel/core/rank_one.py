@@ -467,10 +467,11 @@ def _backward_error(d, z, sigma, r, x, y):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _point(d, V0, u, sigma, rho, probe, threads):
+def _point(d, V0, u, rho, probe, threads):
     """The rank-one oracle's point at u in one call (:func:`rank_one_point`): ``z = V0ᵀu``, the
-    decomposition of ``diag(d) + σzzᵀ``, the sums over the eigenvectors of its smaller side,
-    the check along ``probe``, ``K*u`` and φ."""
+    decomposition of ``diag(d) + σzzᵀ`` (``σ = 1/(4ρ)``), the sums over the eigenvectors of its
+    smaller side, the check along ``probe``, ``K*u`` and φ."""
+    sigma = 1.0 / (4.0 * rho)
     z = transposed_product(V0, u)
     decomposition = _decomposition(d, z, sigma, threads)
     values, source, kept, poles, z_hat, origin, tau, z_rotated, rotations, _, failures = decomposition
@@ -585,7 +586,7 @@ def _compile() -> None:
         for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
             transposed_product(V, u)
             product(V, u, 1)
-    rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 0.25, 1.0, np.ones(2), 1)
+    rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 1.0, np.ones(2), 1)
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
     from .intercept import minimize_piecewise_linear  # (not a member of this module's API page)
@@ -630,7 +631,7 @@ class RankOnePoint:
     backward: float            # the measured relative backward error (:func:`_backward_error`)
 
 
-def rank_one_point(d: np.ndarray, V0: np.ndarray, u: np.ndarray, sigma: float, rho: float, probe: np.ndarray,
+def rank_one_point(d: np.ndarray, V0: np.ndarray, u: np.ndarray, rho: float, probe: np.ndarray,
                    threads: int) -> RankOnePoint:
     """The rank-one oracle's work at u for ``K0 = V0 diag(d) V0ᵀ`` and ``A = K0 + σuuᵀ`` (``σ = 1/(4ρ)``),
     in one compiled call: the decomposition of ``diag(d) + σzzᵀ`` (``z = V0ᵀu``), ``K*u = Au - A_-u``
@@ -644,7 +645,6 @@ def rank_one_point(d: np.ndarray, V0: np.ndarray, u: np.ndarray, sigma: float, r
         If the zero finder fails (the oracle falls back to a dense ``eigh``).
     """
     d, V0, u, probe = (read_only(v) for v in (d, V0, u, probe))  # one compiled version for every caller
-    decomposition, z, use_negative, Ku, value, magnitude, backward = _point(d, V0, u, float(sigma), float(rho), probe,
-                                                                            threads)
+    decomposition, z, use_negative, Ku, value, magnitude, backward = _point(d, V0, u, float(rho), probe, threads)
     return RankOnePoint(_eigen(decomposition), z, bool(use_negative), Ku, float(value), float(magnitude),
                         float(backward))

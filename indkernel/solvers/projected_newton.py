@@ -56,8 +56,9 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        passes the test on the quadratic through ``f(x_c)``, the slope ``gᵀδ`` and the value that
        failed, kept within ``[t/10, t/2]`` (halving where that quadratic is mild; a Newton step
        far too long, as the second one from the start can be, is cut short in a few tries where
-       halving gave up); if no t passes, the iterate is ``x_c``. A point where the projection bends the path downhill at first order (beyond
-       rounding) cannot pass and costs no oracle call.
+       halving gave up); if no t passes, the iterate is ``x_c``. A point where the projection
+       bends the path downhill at first order (beyond rounding) cannot pass and costs no oracle
+       call.
 
     Every iterate is certified, by default with the free bound only (:class:`indkernel.solvers.registry.Method`), and the result with the tight one.
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
