@@ -390,10 +390,14 @@ def _unrotate(X, rotations):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _decomposition(d, z, rho, threads):
-    """Steps 1-3 for ``diag(d) + ρzzᵀ`` (what :func:`rank_one_eigen` returns, as arrays):
-    ``(values, source, kept, poles, ẑ, origin, τ, z rotated, rotations, evaluations, failures)``
-    (the fields of :class:`RankOneEigen`; ``failures``: roots the zero finder missed)."""
+def _deflated(d, z, rho):
+    """Step 1 and the scaling of step 2 for ``diag(d) + ρzzᵀ``: ``(d, z, small, rotations, kept,
+    poles, w, ρ', scale)`` with d and the unit z deflated in place (copies), the mask and the
+    rotations of :func:`_deflate`, the kept indices, and the secular equation of the kept part:
+    poles ``d[kept]/scale``, unit ``w`` and ``ρ'`` (``scale`` the power of 2 that makes the
+    largest of |d| and ρ about 1). The zero finder of either route (this module's, or
+    :mod:`indkernel.core.device_oracle`'s on an array namespace) runs between this and
+    :func:`_assembled`."""
     d, z = d.copy(), z.copy()
     n = d.size
     norm = np.sqrt(np.sum(z * z))
@@ -403,9 +407,7 @@ def _decomposition(d, z, rho, threads):
     tol = 8 * EPS * max(np.max(np.abs(d)) if n else 0.0, rho)
     small, rotations = _deflate(d, z, rho, tol)
     kept = np.flatnonzero(~small)
-    origin, tau = np.zeros(kept.size, np.int64), np.zeros(kept.size)
-    scale, evaluations, failures = 1.0, 0, 0
-    poles, z_hat = np.zeros(0), np.zeros(0)
+    scale, poles, w = 1.0, np.zeros(0), np.zeros(0)
     if kept.size:
         w = z[kept]  # the zero finder wants a unit vector: fold the norm lost to deflation into ρ
         w_norm = np.sqrt(np.sum(w * w))
@@ -413,16 +415,37 @@ def _decomposition(d, z, rho, threads):
         # the secular equation of (diag(d) + ρwwᵀ)/scale, scale a power of 2 (exact) making the
         # largest of |d| and ρ about 1: the sums' powers of 1/(d - λ) neither over- nor underflow
         scale = math.ldexp(1.0, math.frexp(max(np.max(np.abs(d[kept])), rho))[1])
-        poles = d[kept] / scale
-        z_hat, failures, evaluations = _secular_roots(poles, w / w_norm, rho / scale, origin, tau, threads)
-    values, source = scale * (poles[origin] + tau), np.arange(kept.size)  # ascending: root j in (d_j, d_{j+1})
-    if kept.size < n:
+        poles, w = d[kept] / scale, w / w_norm
+    return d, norm * z, small, rotations, kept, poles, w, rho / scale, scale
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _assembled(d, small, kept, poles, origin, tau, scale):
+    """``(values, source)``: the eigenvalues ascending, the roots ``scale(poles[origin] + τ)`` (root
+    j in ``(d_j, d_{j+1})``) merged with the deflated ``d_i``, and each one's source (the root's
+    index, or ``-1 - i`` for a deflated component)."""
+    values, source = scale * (poles[origin] + tau), np.arange(kept.size)
+    if kept.size < d.size:
         deflated = np.flatnonzero(small)
         values = np.concatenate((values, d[deflated]))
         source = np.concatenate((source, -1 - deflated))
         order = np.argsort(values, kind="mergesort")
         values, source = values[order], source[order]
-    return values, source, kept, poles, z_hat, origin, tau, norm * z, rotations, evaluations, failures
+    return values, source
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _decomposition(d, z, rho, threads):
+    """Steps 1-3 for ``diag(d) + ρzzᵀ`` (what :func:`rank_one_eigen` returns, as arrays):
+    ``(values, source, kept, poles, ẑ, origin, τ, z rotated, rotations, evaluations, failures)``
+    (the fields of :class:`RankOneEigen`; ``failures``: roots the zero finder missed)."""
+    d, z, small, rotations, kept, poles, w, rho, scale = _deflated(d, z, rho)
+    origin, tau = np.zeros(kept.size, np.int64), np.zeros(kept.size)
+    z_hat, failures, evaluations = np.zeros(0), 0, 0
+    if kept.size:
+        z_hat, failures, evaluations = _secular_roots(poles, w, rho, origin, tau, threads)
+    values, source = _assembled(d, small, kept, poles, origin, tau, scale)
+    return values, source, kept, poles, z_hat, origin, tau, z, rotations, evaluations, failures
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -430,11 +453,18 @@ def _selected_sums(source, lam, kept, poles, z_hat, origin, tau, rotations, s, r
     """``(WΛWᵀs, Wr, WΛr)`` for the eigenvectors W of the eigenvalues ``lam`` (their ``source``
     entries), s in the deflated coordinates (:meth:`RankOneEigen.eigenvector_sums`); the results
     in the caller's."""
-    n = s.size
-    if kept.size == n:  # nothing deflated (the common case)
+    if kept.size == s.size:  # nothing deflated (the common case)
         return _eigenvector_sums(poles, z_hat, origin, tau, source, lam, s, r, threads)
     roots = np.flatnonzero(source >= 0)
     t, x, y = _eigenvector_sums(poles, z_hat, origin, tau, source[roots], lam[roots], s[kept], r[roots], threads)
+    return _with_deflated(source, lam, kept, rotations, s, r, t, x, y)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _with_deflated(source, lam, kept, rotations, s, r, t, x, y):
+    """The sums of :func:`_selected_sums` from those ``(t, x, y)`` over the roots (on the kept
+    components): the deflated components' unit vectors added, the rotations undone."""
+    n = s.size
     sums = np.zeros((n, 3))
     for k in range(kept.size):
         sums[kept[k], 0], sums[kept[k], 1], sums[kept[k], 2] = t[k], x[k], y[k]
