@@ -523,6 +523,8 @@ def device_oracle(K0: np.ndarray, like, penalty, oracle) -> DeviceRankOneProxy:
     """
     from .penalties import Mercer
 
+    if isinstance(oracle, DeviceRankOneProxy):  # shared by the problems on one K0 (one-vs-rest)
+        return oracle
     if isinstance(penalty, Mercer):
         raise ValueError("PerturbSVM (the Mercer penalty) has no device route yet: pass K0 as a NumPy array")
     if oracle != "rank-one":

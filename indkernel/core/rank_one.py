@@ -617,6 +617,13 @@ def _compile() -> None:
             transposed_product(V, u)
             product(V, u, 1)
     rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 1.0, np.ones(2), 1)
+    # the device route's host steps (indkernel.core.device_oracle), on the writable arrays it passes
+    d, z, small, rotations, kept, poles, _, _, scale = _deflated(np.array([0.0, 0.0, 1.0]), np.ones(3), 1.0)
+    values, source = _assembled(d, small, kept, poles, np.zeros(kept.size, np.int64), np.zeros(kept.size), scale)
+    x = _with_deflated(source, values, kept, rotations, z, np.ones(3), np.ones(kept.size), np.ones(kept.size),
+                       np.ones(kept.size))[1]
+    _backward_error(d, z, 1.0, np.ones(3), x, x)
+    _rotate(np.ones((3, 1)), rotations)
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
     from .intercept import minimize_piecewise_linear  # (not a member of this module's API page)

@@ -16,6 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from .._progress import tqdm
 from .._validation import check_memory, check_symmetric, check_two_samples
+from ..core.namespace import device_of, foreign_namespace, to_numpy
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
 from ..core.rank_one import compile_oracle
 from ..kernels import NAMED_KERNELS, by_name
@@ -77,6 +78,13 @@ class BaseIndefiniteMachine(BaseEstimator):
         if self.test_kernel == "inductive":
             warnings.warn("test_kernel='inductive' is renamed 'raw' (the raw similarity rows); the default is now "
                           "'consistent'", FutureWarning, stacklevel=3)
+        on_device = foreign_namespace(X) is not None  # a torch or CuPy array, say: the problems are solved there
+        if on_device:
+            if self.kernel != "precomputed":
+                raise ValueError(f"{type(self).__name__} takes an array of another namespace than NumPy's (a GPU's) as the "
+                                 "precomputed train×train similarity: pass kernel='precomputed', or NumPy features")
+            device_X, X = X, to_numpy(X)
+            y, sample_weight = (to_numpy(v) if foreign_namespace(v) is not None else v for v in (y, sample_weight))
         if not requires_y:
             X = validate_data(self, X, dtype=np.float64)
         elif y is None:
@@ -100,7 +108,7 @@ class BaseIndefiniteMachine(BaseEstimator):
                          "it holds features instead, pass kernel='rbf' (or another kernel by name, or a callable); "
                          "if it is a similarity, symmetrize it first, (X + X.T) / 2")
             self._K0 = _owned(X)
-            return self._K0, y, weights
+            return (device_X if on_device else self._K0), y, weights
         self.X_fit_ = _owned(X)
         self._gamma = _gamma_value(self.gamma, self.X_fit_)
         return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)"), y, weights
@@ -251,6 +259,8 @@ class BaseIndefiniteMachine(BaseEstimator):
         """(m, number of binary problems): each problem's decision at the test points, by the
         rule ``test_kernel`` (:mod:`indkernel.estimators.rules`)."""
         check_is_fitted(self)
+        if foreign_namespace(X) is not None:  # decided on the host; the public methods return X's namespace
+            X = to_numpy(X)
         rule, n = self._rule(), self.shape_fit_[0]
         columns = self._support if rule.support_only else slice(None)
         if self.kernel == "precomputed":
@@ -288,6 +298,21 @@ def _owned(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _rows_of(K0: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The block of K0 on ``rows`` (K0 itself when they are all of its rows)."""
-    return K0 if rows.size == len(K0) else K0[np.ix_(rows, rows)]
+def _rows_of(K0, rows: np.ndarray):
+    """The block of K0 on ``rows`` (K0 itself when they are all of its rows), in K0's namespace."""
+    if rows.size == K0.shape[0]:
+        return K0
+    xp = foreign_namespace(K0)
+    if xp is None:
+        return K0[np.ix_(rows, rows)]
+    taken = xp.asarray(rows, device=device_of(K0))
+    return xp.take(xp.take(K0, taken, axis=0), taken, axis=1)
+
+
+def in_namespace_of(X, result: np.ndarray):
+    """``result`` in the namespace and on the device of the input X (a NumPy result for NumPy X;
+    labels that are not numbers stay NumPy)."""
+    xp = foreign_namespace(X)
+    if xp is None or result.dtype.kind not in "biuf":
+        return result
+    return xp.asarray(result, device=device_of(X))

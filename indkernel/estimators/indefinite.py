@@ -35,12 +35,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._validation import CLASS_WEIGHT_RULES, check_kernel, sample_class_weights
+from ..core.device_oracle import device_oracle
+from ..core.namespace import on_host
 from ..core.one_class_problem import OneClassProblem
+from ..core.penalties import Frobenius
 from ..core.proxy import MercerProxy, make_oracle, psd_part
 from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
 from ..core.svr_problem import SVRProblem
 from . import multiclass
-from .base import BaseIndefiniteMachine, _rows_of
+from .base import BaseIndefiniteMachine, _rows_of, in_namespace_of
 
 
 class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
@@ -204,8 +207,6 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
             C, class_weight = C * sample_class_weights(class_weight, index, self.classes_), None
         K_rows, shared = _rows_of(K0, rows), None
         if len(tasks) > 1 and self.multi_class == "ovr":  # one K0 and one oracle for every problem
-            K_rows = check_kernel(K_rows)
-            K_rows.setflags(write=False)
             shared = self._shared_oracle(K_rows)
         problems = [self._problem(K_rows if task.rows.size == rows.size else _rows_of(K0, task.rows), task.labels,
                                   C[task.rows], class_weight, shared) for task in tasks]
@@ -234,8 +235,11 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
 
     def _shared_oracle(self, K0):
         """The oracle of K0 that every one-vs-rest problem uses (its eigendecomposition is computed
-        once, on first use)."""
-        return make_oracle("rank-one", K0)
+        once, on first use); on K0's device for an array of another namespace."""
+        K0, like = on_host(K0)
+        K0 = check_kernel(K0)
+        K0.setflags(write=False)
+        return make_oracle("rank-one", K0) if like is None else device_oracle(K0, like, Frobenius(self.rho), "rank-one")
 
     def _check_targets(self, y, weights: np.ndarray) -> None:
         check_classification_targets(y)
@@ -253,11 +257,12 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
         """Two classes: ``k(x)ᵀw + b`` of the test rule, positive means ``classes_[1]``. More: as
         ``SVC`` (``decision_function_shape``), or the (m, k) margins of one-vs-rest training. X
         as for :meth:`predict`."""
-        return self._decide(X)[0]
+        return in_namespace_of(X, self._decide(X)[0])
 
     def predict(self, X) -> np.ndarray:
-        """Labels for the test×train similarities ``X`` (or features, with a kernel on them)."""
-        return self._decide(X)[1]
+        """Labels for the test×train similarities ``X`` (or features, with a kernel on them); for X
+        of another namespace (a torch array, say), numeric labels in that namespace, on X's device."""
+        return in_namespace_of(X, self._decide(X)[1])
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         return multiclass.decide(self._decisions(X), self.classes_, self.multi_class, self.decision_function_shape,

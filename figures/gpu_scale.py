@@ -1,0 +1,187 @@
+"""GPU scale: all of USPS and n = 20000 / 40000 on one GPU, against the CPU
+===========================================================================
+
+The device route (:mod:`indkernel.core.device_oracle`): K0 given as a torch array on a CUDA
+device, the eigendecomposition, the oracle's O(n²) work and the certificate's products run there
+in float64. For each case, one process:
+
+- ``eigh``: the eigendecomposition of K0 alone (``torch.linalg.eigh`` on the device,
+  ``scipy.linalg.eigh`` on the CPU);
+- ``fit``: ``SVMProblem`` built from K0 and solved by ``newton`` to a relative gap of 1e-3,
+  certified (its own eigendecomposition, the round-off check of it, the iterations, the
+  certificate): what ``IndefiniteSVC(C=10, rho=1, tol=1e-3).fit`` costs;
+- ``newton 1e-6``: then the same problem (its decomposition kept) solved to 1e-6;
+- the peak device memory, in n×n float64 arrays;
+- on the CPU (NumPy, every core) the same where n <= ``--cpu-up-to``, the eigenvalues of both
+  routes compared and their certified brackets checked to overlap.
+
+Cases: ``usps`` (all 9298 images, Simpson, digit 0 against the rest, C = 10, ρ = 1, as the
+results page's large-n row), ``usps-N`` (a random subset of N images), and a number n (a
+sigmoid kernel ``tanh(XXᵀ/p - 1)`` on n Gaussian points in p = 64 dimensions, labels the sign of
+a random linear function, C = 10, ρ = 1), built on the device.
+
+    python figures/gpu_scale.py [--cases usps-2000 usps 20000 40000] [--cpu-up-to 2000] [--out gpu_scale.csv]
+
+Writes the CSV next to this file (or ``--out``). ``--namespace array-api-strict`` runs the
+device route on array-api-strict's CPU arrays (a dry run without a GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+
+from indkernel import SVMProblem, solve
+from indkernel.datasets import load_usps
+from indkernel.kernels import simpson
+
+HERE = Path(__file__).resolve().parent
+C, RHO = 10.0, 1.0
+
+
+class Device:
+    """The namespace the device route runs on, its device, a clock that waits for it, and its peak memory."""
+
+    def __init__(self, name: str):
+        self.name = name
+        if name == "torch":
+            import torch
+
+            self.torch = torch
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+            self.label = torch.cuda.get_device_name() if self.device == "cuda" else "torch CPU"
+        else:
+            import array_api_strict
+
+            self.torch, self.device, self.label = None, None, "array-api-strict (CPU)"
+            self.xp = array_api_strict
+
+    def asarray(self, K: np.ndarray):
+        if self.torch is not None:
+            return self.torch.asarray(K, device=self.device)
+        return self.xp.asarray(K)
+
+    def sync(self) -> None:
+        if self.torch is not None and self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def reset_peak(self) -> None:
+        if self.torch is not None and self.device == "cuda":
+            self.torch.cuda.empty_cache()
+            self.torch.cuda.reset_peak_memory_stats()
+
+    def peak_bytes(self) -> float:
+        if self.torch is not None and self.device == "cuda":
+            return float(self.torch.cuda.max_memory_allocated())
+        return float("nan")
+
+    def eigh(self, K):
+        if self.torch is not None:
+            return self.torch.linalg.eigh(K)
+        return self.xp.linalg.eigh(K)
+
+    def to_numpy(self, x) -> np.ndarray:
+        from indkernel.core.namespace import to_numpy
+
+        return to_numpy(x)
+
+
+def usps_case(size: int | None, rng) -> tuple[np.ndarray, np.ndarray]:
+    X, digits = load_usps(pair=None)
+    if size is not None:
+        pick = rng.choice(len(digits), size, replace=False)
+        X, digits = X[pick], digits[pick]
+    return simpson(X), np.where(digits == 0, 1.0, -1.0)
+
+
+def sigmoid_case(n: int, rng, dimension: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    X = rng.standard_normal((n, dimension))
+    y = np.where(X @ rng.standard_normal(dimension) > 0, 1.0, -1.0)
+    K = X @ X.T
+    K /= dimension
+    K -= 1.0
+    np.tanh(K, out=K)
+    return K, y
+
+
+def timed(function, sync=lambda: None):
+    sync()
+    start = time.perf_counter()
+    value = function()
+    sync()
+    return value, time.perf_counter() - start
+
+
+def run_route(route: str, K, y, device: Device | None) -> dict:
+    """eigh, the certified fit at 1e-3 and newton on to 1e-6 on one route (K a NumPy or device array)."""
+    sync = device.sync if device is not None else (lambda: None)
+    if device is not None:
+        device.reset_peak()
+        (values, _), eigh_seconds = timed(lambda: device.eigh(K), sync)
+        values = device.to_numpy(values)
+    else:
+        (values, _), eigh_seconds = timed(lambda: scipy.linalg.eigh(K), sync)
+    row = {"route": route, "eigh_s": eigh_seconds}
+
+    def fit():
+        problem = SVMProblem(K, y, C, RHO)
+        return problem, solve(problem, method="newton", tol=1e-3)
+
+    (problem, result), fit_seconds = timed(fit, sync)
+    fine, fine_seconds = timed(lambda: solve(problem, method="newton", tol=1e-6, alpha0=result.alpha), sync)
+    row.update(fit_s=fit_seconds, fit_status=str(result.status), fit_iterations=result.iterations,
+               fit_relative_gap=result.relative_gap, newton6_s=fine_seconds, newton6_status=str(fine.status),
+               newton6_iterations=fine.iterations, newton6_relative_gap=fine.relative_gap, lower=fine.lower, upper=fine.upper,
+               fallbacks=getattr(problem.oracle, "fallbacks", 0))
+    if device is not None:
+        n = len(y)
+        row["peak_device_n2"] = device.peak_bytes() / (8.0 * n * n)
+        row["measured_backward"] = problem.oracle._decomposition[3]
+    row["_values"] = values
+    return row
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", nargs="+", default=["usps-2000", "usps", "20000", "40000"])
+    parser.add_argument("--cpu-up-to", type=int, default=2000, help="run the CPU route for n up to this")
+    parser.add_argument("--namespace", choices=["torch", "array-api-strict"], default="torch")
+    parser.add_argument("--out", type=Path, default=HERE / "gpu_scale.csv")
+    args = parser.parse_args(argv)
+    device = Device(args.namespace)
+    rng = np.random.default_rng(0)
+    rows = []
+    for case in args.cases:
+        if case == "usps" or case.startswith("usps-"):
+            K, y = usps_case(None if case == "usps" else int(case[5:]), rng)
+        else:
+            K, y = sigmoid_case(int(case), rng)
+        n = len(y)
+        routes = []
+        on_device = device.asarray(K)
+        routes.append(run_route(f"{device.label}", on_device, y, device))
+        del on_device
+        if n <= args.cpu_up_to:
+            routes.append(run_route("CPU (NumPy)", K, y, None))
+        for row in routes:
+            row.update(case=case, n=n)
+        if len(routes) == 2:
+            gpu, cpu = routes
+            scale = float(np.abs(cpu["_values"]).max())
+            gpu["eigenvalue_difference"] = float(np.abs(gpu["_values"] - cpu["_values"]).max()) / scale
+            gpu["brackets_overlap"] = bool(gpu["lower"] <= cpu["upper"] and cpu["lower"] <= gpu["upper"])
+        for row in routes:
+            row.pop("_values")
+            print({key: (f"{value:.4g}" if isinstance(value, float) else value) for key, value in row.items()}, flush=True)
+            rows.append(row)
+        pd.DataFrame(rows).to_csv(args.out, index=False)
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    main()
