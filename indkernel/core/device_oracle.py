@@ -533,4 +533,4 @@ def device_oracle(K0: np.ndarray, like, penalty, oracle) -> DeviceRankOneProxy:
     import array_api_compat
 
     xp = array_api_compat.array_namespace(like)
-    return DeviceRankOneProxy(K0, xp.asarray(K0, device=device_of(like)))
+    return DeviceRankOneProxy(K0, xp.asarray(K0, device=device_of(like), copy=True))  # (never a view of the host's K0)

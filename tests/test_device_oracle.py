@@ -1,0 +1,226 @@
+"""The device route (indkernel.core.device_oracle) against the CPU route, on array namespaces
+other than NumPy's: array-api-strict (the standard and nothing more, in CI), torch's CPU tensors
+where torch is installed, and a CUDA device where there is one."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from problems import digits_simpson, random_indefinite
+
+from indkernel import IndefiniteSVC, IndefiniteSVR, SVMProblem, solve
+from indkernel.core import device_oracle
+from indkernel.core.device_oracle import DeviceRankOneProxy, SecularRoots, backward_error
+from indkernel.core.namespace import foreign_namespace, to_numpy
+from indkernel.core.one_class_problem import OneClassProblem
+from indkernel.core.proxy import RankOneProxy
+from indkernel.core.svm_problem import ComponentwiseSVMProblem, PerturbSVMProblem
+from indkernel.core.svr_problem import SVRProblem
+
+xps = pytest.importorskip("array_api_strict", reason="the array-API tests need array-api-strict (the test extra)")
+
+
+def _torch_device(kind: str):
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch)")
+    if kind == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine: the GPU tests run where there is one")
+    return torch, kind
+
+
+@pytest.fixture(params=["array-api-strict", "torch-cpu", "torch-cuda"])
+def to_namespace(request):
+    """A function putting a NumPy array into the namespace under test (on its device)."""
+    if request.param == "array-api-strict":
+        return xps.asarray
+    torch, device = _torch_device(request.param.split("-")[1])
+    return lambda a: torch.asarray(a, device=device)
+
+
+def _spread_spectrum(n: int, rng, zero_free: bool = True) -> np.ndarray:
+    """A symmetric matrix with eigenvalues of both signs, none near 0 where ``zero_free`` (the
+    projector onto the positive eigenspace is then well defined)."""
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    d = rng.uniform(0.5, 3.0, n) * np.where(np.arange(n) % 3 == 0, -1.0, 1.0)
+    K = (Q * d) @ Q.T
+    return (K + K.T) / 2
+
+
+def _compare(cpu, device, u, rho, rng, projector: bool = True, tol: float = 1e-11):
+    """Every product of the two oracles' points at u agrees to ``tol`` of its size."""
+    a, b = cpu(u, rho), device(u, rho)
+    v = rng.standard_normal(u.size)
+
+    def close(x, y):
+        assert np.allclose(x, y, rtol=0, atol=tol * (1 + np.abs(x).max())), np.abs(x - y).max()
+
+    assert abs(a.value - b.value) <= tol * (1 + abs(a.value))
+    close(a.Ku, b.Ku)
+    close(a.multiply(v), b.multiply(v))
+    close(a.curvature()(v), b.curvature()(v))
+    close(a.kernel(), b.kernel())
+    if projector:
+        close(a.project_positive(v), b.project_positive(v))
+    # the device's allowances hold the CPU's: its backward error is measured, never below LAPACK's
+    assert b.value_error >= 0.99 * a.value_error and b.product_error >= 0.99 * a.product_error
+    assert abs(a.value - b.value) <= a.value_error + b.value_error
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 60])
+@pytest.mark.parametrize("rho", [0.1, 1.0, 10.0, np.inf])
+def test_device_points_agree_with_the_rank_one_oracle(n, rho, to_namespace):
+    rng = np.random.default_rng(n)
+    K0 = _spread_spectrum(n, rng)
+    cpu, device = RankOneProxy(K0), DeviceRankOneProxy(K0, to_namespace(K0))
+    for _ in range(3):
+        _compare(cpu, device, rng.standard_normal(n), rho, rng)
+    assert device.fallbacks == 0
+
+
+@pytest.mark.parametrize("case", ["repeated eigenvalues", "u in an eigenspace", "identity", "u orthogonal to some"])
+def test_device_points_agree_where_the_update_deflates(case):
+    """Deflation (small components, equal poles and their rotations) is the CPU route's own code;
+    the device's roots and vectors must fit it."""
+    rng = np.random.default_rng(7)
+    n = 30
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    d = np.repeat([-2.0, -0.5, 1.0, 3.0, 5.0], 6)
+    K0, u = (Q * d) @ Q.T, rng.standard_normal(n)
+    if case == "u in an eigenspace":
+        u = Q[:, 3] + Q[:, 20]
+    elif case == "identity":
+        K0 = np.eye(n)
+    elif case == "u orthogonal to some":
+        K0, u = np.diag(np.arange(n) - 10.5), np.r_[np.zeros(10), rng.standard_normal(n - 10)]
+    K0 = (K0 + K0.T) / 2
+    cpu, device = RankOneProxy(K0), DeviceRankOneProxy(K0, xps.asarray(K0))
+    for rho in (0.3, 3.0):
+        _compare(cpu, device, u, rho, rng)
+    assert device.fallbacks == 0
+
+
+def test_secular_roots_are_the_eigenvalues_of_the_update():
+    rng = np.random.default_rng(3)
+    K = 80
+    poles = np.sort(rng.standard_normal(K)) * np.r_[1.0, np.full(K - 1, 1.0)]
+    w = rng.standard_normal(K)
+    w /= np.linalg.norm(w)
+    for rho in (1e-3, 0.5, 40.0):
+        roots = SecularRoots(xps, xps.asarray(poles), xps.asarray(w), rho)
+        assert roots.failures == 0
+        found = poles[to_numpy(roots.origin)] + to_numpy(roots.tau)
+        exact = scipy.linalg.eigvalsh(np.diag(poles) + rho * np.outer(w, w))
+        assert np.allclose(found, exact, rtol=0, atol=1e-13 * max(1.0, rho))
+        # interlacing, root j in (p_j, p_{j+1}) and the last in (p_K, p_K + rho]
+        assert np.all(found > poles) and np.all(found[:-1] < poles[1:]) and found[-1] <= poles[-1] + rho
+        # the Löwner vector reproduces w up to round-off (the roots are those of diag(p) + ρẑẑᵀ)
+        assert np.allclose(to_numpy(roots.z_hat), w, rtol=1e-8, atol=1e-12)
+
+
+def test_a_failed_update_falls_back_to_a_dense_eigendecomposition_on_the_device(monkeypatch):
+    rng = np.random.default_rng(5)
+    K0 = _spread_spectrum(40, rng)
+    cpu, device = RankOneProxy(K0), DeviceRankOneProxy(K0, xps.asarray(K0))
+    monkeypatch.setattr(SecularRoots, "MAX_STEPS", 1)  # the zero finder cannot converge in one step
+    _compare(cpu, device, rng.standard_normal(40), 1.0, rng)
+    assert device.fallbacks == 1
+    monkeypatch.setattr(SecularRoots, "MAX_STEPS", 100)
+    monkeypatch.setattr(DeviceRankOneProxy, "CHECK_TOL", 0.0)  # no eigenvector passes the check
+    _compare(cpu, device, rng.standard_normal(40), 1.0, rng)
+    assert device.fallbacks == 2
+
+
+def test_the_measured_backward_error_sees_a_perturbed_decomposition():
+    rng = np.random.default_rng(9)
+    K0 = _spread_spectrum(50, rng)
+    d, V = scipy.linalg.eigh(K0)
+    exact = backward_error(xps, xps.asarray(K0), xps.asarray(d), xps.asarray(V))
+    lapack = 8.0 * 50 * np.finfo(float).eps / 2  # ROUNDOFF_FACTOR·n·u, what the CPU route takes
+    assert exact < lapack
+    for size in (1e-9, 1e-6):  # V slightly off orthogonal, and d slightly off
+        assert backward_error(xps, xps.asarray(K0), xps.asarray(d), xps.asarray(V * (1 + size))) > size
+        assert backward_error(xps, xps.asarray(K0), xps.asarray(d * (1 + size)), xps.asarray(V)) > 0.1 * size
+    device = DeviceRankOneProxy(K0, xps.asarray(K0))
+    device.prepare()
+    assert device.gamma >= lapack
+
+
+def _both(make):
+    """The problem ``make(K0)`` on NumPy's K0 and on array-api-strict's, solved by newton to 1e-8."""
+    return [(problem, solve(problem, method="newton", tol=1e-8)) for problem in (make(np.asarray), make(xps.asarray))]
+
+
+@pytest.mark.parametrize("kind", ["hinge", "squared hinge", "rho infinity", "componentwise", "svr", "one-class"])
+def test_device_problems_reach_the_cpu_routes_bracket(kind):
+    K0, y = digits_simpson(80, 0)
+    makers = {
+        "hinge": lambda to: SVMProblem(to(K0), y, 10.0, 1.0),
+        "squared hinge": lambda to: SVMProblem(to(K0), y, 10.0, 0.5, loss="squared_hinge"),
+        "rho infinity": lambda to: SVMProblem(to(K0), y, 10.0, np.inf),
+        "componentwise": lambda to: ComponentwiseSVMProblem(to(K0), y, 5.0, np.linspace(0.5, 2.0, 80)),
+        "svr": lambda to: SVRProblem(to(K0), y * 0.5 + np.linspace(0, 1, 80), 1.0, 1.0, 0.1),
+        "one-class": lambda to: OneClassProblem(to(K0), 0.3, 1.0),
+    }
+    (cpu, a), (device, b) = _both(makers[kind])
+    assert isinstance(device.oracle, DeviceRankOneProxy) and not isinstance(cpu.oracle, DeviceRankOneProxy)
+    assert a.status == b.status == "optimal"
+    assert b.lower <= a.upper and a.lower <= b.upper  # the certified brackets overlap
+    assert abs(a.lower - b.lower) <= 1e-9 * (1 + abs(a.lower))
+    assert b.iterations == a.iterations
+
+
+def test_device_problems_refuse_what_has_no_device_route():
+    K0, y = digits_simpson(20, 0)
+    with pytest.raises(ValueError, match="oracle is 'rank-one'"):
+        SVMProblem(xps.asarray(K0), y, 1.0, 1.0, oracle="eigh")
+    with pytest.raises(ValueError, match="no device route"):
+        PerturbSVMProblem(xps.asarray(K0 @ K0), y, 1.0, 1.0)
+    with pytest.raises(ValueError, match="kernel='precomputed'"):
+        IndefiniteSVC(kernel="rbf").fit(xps.asarray(K0), y)
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_an_estimator_fitted_on_device_arrays_decides_as_on_numpy(multi_class, to_namespace):
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    X, y = digits.data[:150], digits.target[:150] % 3
+    from indkernel.kernels import simpson
+
+    K, K_test = simpson(X[:120]), simpson(X[120:], X[:120])
+    cpu = IndefiniteSVC(C=10, rho=1, multi_class=multi_class).fit(K, y[:120])
+    device = IndefiniteSVC(C=10, rho=1, multi_class=multi_class).fit(to_namespace(K), to_namespace(y[:120]))
+    assert np.allclose(cpu.lower_bound_, device.lower_bound_, rtol=1e-10)
+    assert np.allclose(cpu.dual_coef_, device.dual_coef_, rtol=0, atol=1e-9 * np.abs(cpu.dual_coef_).max())
+    decisions = device.decision_function(to_namespace(K_test))
+    assert foreign_namespace(decisions) is not None  # in the input's namespace
+    assert np.allclose(to_numpy(decisions), cpu.decision_function(K_test), rtol=0, atol=1e-8)
+    assert np.array_equal(to_numpy(device.predict(to_namespace(K_test))), cpu.predict(K_test))
+
+
+def test_a_regression_fitted_on_device_arrays():
+    K0, _ = random_indefinite(60, 1)
+    target = np.linspace(-1, 1, 60)
+    cpu, device = IndefiniteSVR(C=1.0).fit(K0, target), IndefiniteSVR(C=1.0).fit(xps.asarray(K0), xps.asarray(target))
+    assert device.lower_bound_ == pytest.approx(cpu.lower_bound_, rel=1e-10)
+    assert np.allclose(to_numpy(device.predict(xps.asarray(K0))), cpu.predict(K0), atol=1e-8)
+
+
+def test_numpy_lists_and_scalars_stay_on_the_cpu_route():
+    assert foreign_namespace(np.eye(2)) is None and foreign_namespace([[1.0, 0.0], [0.0, 1.0]]) is None
+    assert foreign_namespace(xps.asarray(np.eye(2))) is not None
+    K0, y = digits_simpson(20, 0)
+    assert not isinstance(SVMProblem(K0, y).oracle, DeviceRankOneProxy)
+    assert device_oracle.BLOCK_ELEMENTS >= 2**20  # a block of rows never as small as the launch overhead
+
+
+def test_blocks_of_roots_give_the_same_point(monkeypatch):
+    """The zero finder and the sums work a block of rows at a time (the memory bound at large n):
+    a block of 7 rows gives the point one block gives."""
+    rng = np.random.default_rng(11)
+    K0 = _spread_spectrum(50, rng)
+    u = rng.standard_normal(50)
+    whole = DeviceRankOneProxy(K0, xps.asarray(K0))(u, 1.0)
+    monkeypatch.setattr(device_oracle, "BLOCK_ELEMENTS", 7 * 50)
+    blocked = DeviceRankOneProxy(K0, xps.asarray(K0))(u, 1.0)
+    assert np.allclose(whole.Ku, blocked.Ku, rtol=0, atol=1e-12 * np.abs(whole.Ku).max())
+    v = rng.standard_normal(50)
+    assert np.allclose(whole.curvature()(v), blocked.curvature()(v), rtol=0, atol=1e-11 * np.abs(v).max())
