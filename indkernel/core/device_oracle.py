@@ -122,42 +122,50 @@ class SecularRoots:
         zero = xp.zeros_like(tau)
         lower = xp.where(nearer_right, -half, zero)
         upper = xp.where(nearer_right, zero, xp.where(last, 2 * half, half))
-        P = self._differences(origin)
-        columns = xp.arange(K, device=self.device)[None, :]
-        on_left = columns <= left[:, None]
         pole_left = xp.take(p, left) - xp.take(p, origin)
         pole_right = xp.take(p, right) - xp.take(p, origin)
-        done = xp.zeros(J.shape, dtype=xp.bool, device=self.device)
+        columns = xp.arange(K, device=self.device)[None, :]
         bound_factor = 8.0 + math.log2(K)
+        # the rows still moving, compacted after each step (most roots converge in a few steps,
+        # so later steps cost a fraction of a pass); the finished ones are set aside
+        state = (J, origin, tau, lower, upper, left, last, pole_left, pole_right)
+        finished = []
         for _ in range(self.MAX_STEPS):
-            Q = 1.0 / (P - tau[:, None])
+            J, origin, tau, lower, upper, left, last, pole_left, pole_right = state
+            Q = 1.0 / (self._differences(origin) - tau[:, None])
+            on_left = columns <= left[:, None]
             T = self.w2 * Q
             psi = xp.sum(xp.where(on_left, T, 0.0), axis=1)
-            phi = xp.sum(xp.where(on_left, 0.0, T), axis=1)
+            phi = xp.sum(T, axis=1) - psi
             S = T * Q
             dpsi = xp.sum(xp.where(on_left, S, 0.0), axis=1)
-            dphi = xp.sum(xp.where(on_left, 0.0, S), axis=1)
+            dphi = xp.sum(S, axis=1) - dpsi
+            del Q, T, S, on_left
             f = 1.0 / rho + psi + phi
             bound = bound_factor * (phi - psi) + 2.0 / rho + xp.abs(tau) * (dpsi + dphi)
-            done = done | (xp.abs(f) <= EPS * bound)
-            lower = xp.where(done | (f > 0), lower, xp.maximum(lower, tau))
-            upper = xp.where(done | (f <= 0), upper, xp.minimum(upper, tau))
+            converged = xp.abs(f) <= EPS * bound
+            lower = xp.where(f > 0, lower, xp.maximum(lower, tau))
+            upper = xp.where(f <= 0, upper, xp.minimum(upper, tau))
             dl, dr = pole_left - tau, pole_right - tau
             low = xp.where(last, dr, dl)
             high = xp.where(last, xp.full_like(dr, math.inf), dr)
             eta = self._two_pole_step(f, dpsi, dphi, dl, dr, xp.maximum(low, lower - tau),
                                       xp.minimum(high, upper - tau))
             step = tau + eta
-            inside = (step > lower) & (step < upper)
-            step = xp.where(inside, step, 0.5 * (lower + upper))
-            moved = (step != tau) & ~done
-            done = done | ~moved
-            tau = xp.where(done, tau, step)
-            if bool(xp.all(done)):
+            step = xp.where((step > lower) & (step < upper), step, 0.5 * (lower + upper))
+            done = converged | (step == tau)
+            finished.append((J[done], origin[done], tau[done]))
+            moving = ~done
+            state = tuple(a[moving] for a in (J, origin, step, lower, upper, left, last, pole_left, pole_right))
+            if state[0].shape[0] == 0:
                 break
-        self.failures += int(xp.sum(xp.astype(~done, xp.int64)))
-        self.origin[start:stop] = origin
-        self.tau[start:stop] = tau
+        J, origin, tau = state[:3]
+        self.failures += J.shape[0]  # rows that did not converge in MAX_STEPS (their last step kept)
+        finished.append((J, origin, tau))
+        rows = xp.concat([part[0] for part in finished])
+        order = xp.argsort(rows)
+        self.origin[start:stop] = xp.take(xp.concat([part[1] for part in finished]), order)
+        self.tau[start:stop] = xp.take(xp.concat([part[2] for part in finished]), order)
 
     def _value(self, P, tau):
         """``f`` at ``p_origin + τ`` for each row (P the rows' differences from their origin)."""
