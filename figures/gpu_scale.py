@@ -21,6 +21,7 @@ sigmoid kernel ``tanh(XXᵀ/p - 1)`` on n Gaussian points in p = 64 dimensions, 
 a random linear function, C = 10, ρ = 1), built on the device.
 
     python figures/gpu_scale.py [--cases usps-2000 usps 20000 40000] [--cpu-up-to 2000] [--out gpu_scale.csv]
+                                [--profile usps]
 
 Writes the CSV next to this file (or ``--out``). ``--namespace array-api-strict`` runs the
 device route on array-api-strict's CPU arrays (a dry run without a GPU).
@@ -29,6 +30,8 @@ device route on array-api-strict's CPU arrays (a dry run without a GPU).
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import time
 from pathlib import Path
 
@@ -118,13 +121,14 @@ def timed(function, sync=lambda: None):
     return value, time.perf_counter() - start
 
 
-def run_route(route: str, K, y, device: Device | None) -> dict:
+def run_route(route: str, K, y, device: Device | None, profile: bool = False) -> dict:
     """eigh, the certified fit at 1e-3 and newton on to 1e-6 on one route (K a NumPy or device array)."""
     sync = device.sync if device is not None else (lambda: None)
     if device is not None:
         device.reset_peak()
-        (values, _), eigh_seconds = timed(lambda: device.eigh(K), sync)
+        (values, vectors), eigh_seconds = timed(lambda: device.eigh(K), sync)
         values = device.to_numpy(values)
+        del vectors  # (not held through the fit: the peak memory is the fit's)
     else:
         (values, _), eigh_seconds = timed(lambda: scipy.linalg.eigh(K), sync)
     row = {"route": route, "eigh_s": eigh_seconds}
@@ -133,7 +137,12 @@ def run_route(route: str, K, y, device: Device | None) -> dict:
         problem = SVMProblem(K, y, C, RHO)
         return problem, solve(problem, method="newton", tol=1e-3)
 
-    (problem, result), fit_seconds = timed(fit, sync)
+    if profile:  # where the device fit's time goes: the 25 most expensive calls, their callees included
+        profiler = cProfile.Profile()
+        (problem, result), fit_seconds = timed(lambda: profiler.runcall(fit), sync)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    else:
+        (problem, result), fit_seconds = timed(fit, sync)
     fine, fine_seconds = timed(lambda: solve(problem, method="newton", tol=1e-6, alpha0=result.alpha), sync)
     row.update(fit_s=fit_seconds, fit_status=str(result.status), fit_iterations=result.iterations,
                fit_relative_gap=result.relative_gap, newton6_s=fine_seconds, newton6_status=str(fine.status),
@@ -153,6 +162,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--cpu-up-to", type=int, default=2000, help="run the CPU route for n up to this")
     parser.add_argument("--namespace", choices=["torch", "array-api-strict"], default="torch")
     parser.add_argument("--out", type=Path, default=HERE / "gpu_scale.csv")
+    parser.add_argument("--profile", nargs="*", default=[], help="cases whose device fit is profiled (cProfile)")
     args = parser.parse_args(argv)
     device = Device(args.namespace)
     compile_oracle()  # numba's compilation of the host steps, once, before any clock
@@ -167,7 +177,7 @@ def main(argv=None) -> pd.DataFrame:
         n = len(y)
         routes = []
         on_device = device.asarray(K)
-        routes.append(run_route(f"{device.label}", on_device, y, device))
+        routes.append(run_route(f"{device.label}", on_device, y, device, case in args.profile))
         del on_device
         if n <= args.cpu_up_to:
             routes.append(run_route("CPU (NumPy)", K, y, None))

@@ -125,7 +125,7 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     if bound != "free":
         given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(*given, budget=budget)
+            found = fixed_kernel_bound(*given, budget=budget, libsvm=getattr(problem.oracle, "libsvm", True))
         else:
             found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False,
                                        budget=budget)

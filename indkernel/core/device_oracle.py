@@ -112,26 +112,21 @@ class SecularRoots:
         right = left + 1
         gap = xp.take(p, right) - xp.take(p, left)
         half = xp.where(last, xp.full_like(gap, 0.5 * rho), 0.5 * gap)
-        # the first evaluation, at the middle of each interval (beyond the last pole: at ρ/2),
-        # picks the nearer pole
-        first_origin = xp.where(last, right, left)
-        f_middle = self._value(self._differences(first_origin), half)
-        nearer_right = (~last) & (f_middle < 0)
-        origin = xp.where(nearer_right, right, first_origin)
-        tau = xp.where(nearer_right, -half, half)
-        zero = xp.zeros_like(tau)
-        lower = xp.where(nearer_right, -half, zero)
-        upper = xp.where(nearer_right, zero, xp.where(last, 2 * half, half))
-        pole_left = xp.take(p, left) - xp.take(p, origin)
-        pole_right = xp.take(p, right) - xp.take(p, origin)
+        # the first evaluation, at the middle of each interval (beyond the last pole: at ρ/2), from
+        # the left pole; where the root is nearer the right one, the frame moves there after it
+        origin = xp.where(last, right, left)
+        tau = half
+        lower, upper = xp.zeros_like(tau), 2 * half
         columns = xp.arange(K, device=self.device)[None, :]
         bound_factor = 8.0 + math.log2(K)
         # the rows still moving, compacted after each step (most roots converge in a few steps,
         # so later steps cost a fraction of a pass); the finished ones are set aside
-        state = (J, origin, tau, lower, upper, left, last, pole_left, pole_right)
+        state = (J, origin, tau, lower, upper, left, last)
         finished = []
-        for _ in range(self.MAX_STEPS):
-            J, origin, tau, lower, upper, left, last, pole_left, pole_right = state
+        for count in range(self.MAX_STEPS):
+            J, origin, tau, lower, upper, left, last = state
+            pole_left = xp.take(p, left) - xp.take(p, origin)
+            pole_right = xp.take(p, left + 1) - xp.take(p, origin)
             Q = 1.0 / (self._differences(origin) - tau[:, None])
             on_left = columns <= left[:, None]
             T = self.w2 * Q
@@ -143,7 +138,7 @@ class SecularRoots:
             del Q, T, S, on_left
             f = 1.0 / rho + psi + phi
             bound = bound_factor * (phi - psi) + 2.0 / rho + xp.abs(tau) * (dpsi + dphi)
-            converged = xp.abs(f) <= EPS * bound
+            converged = (xp.abs(f) <= EPS * bound) & (count > 0)  # (the first point is a midpoint, not a root)
             lower = xp.where(f > 0, lower, xp.maximum(lower, tau))
             upper = xp.where(f <= 0, upper, xp.minimum(upper, tau))
             dl, dr = pole_left - tau, pole_right - tau
@@ -153,10 +148,14 @@ class SecularRoots:
                                       xp.minimum(high, upper - tau))
             step = tau + eta
             step = xp.where((step > lower) & (step < upper), step, 0.5 * (lower + upper))
+            if count == 0:  # measure from the nearer pole: the right one where f < 0 at the middle
+                shift = xp.where((~last) & (f < 0), pole_right, xp.zeros_like(f))
+                origin = xp.where((~last) & (f < 0), left + 1, origin)
+                tau, step, lower, upper = tau - shift, step - shift, lower - shift, upper - shift
             done = converged | (step == tau)
             finished.append((J[done], origin[done], tau[done]))
             moving = ~done
-            state = tuple(a[moving] for a in (J, origin, step, lower, upper, left, last, pole_left, pole_right))
+            state = tuple(a[moving] for a in (J, origin, step, lower, upper, left, last))
             if state[0].shape[0] == 0:
                 break
         J, origin, tau = state[:3]
@@ -166,10 +165,6 @@ class SecularRoots:
         order = xp.argsort(rows)
         self.origin[start:stop] = xp.take(xp.concat([part[1] for part in finished]), order)
         self.tau[start:stop] = xp.take(xp.concat([part[2] for part in finished]), order)
-
-    def _value(self, P, tau):
-        """``f`` at ``p_origin + τ`` for each row (P the rows' differences from their origin)."""
-        return 1.0 / self.rho + self.xp.sum(self.w2 / (P - tau[:, None]), axis=1)
 
     def _two_pole_step(self, w, slope_left, slope_right, dl, dr, low, high):
         """Li's middle way (:func:`indkernel.core.rank_one._two_pole_step`) for every row: the root
@@ -227,15 +222,15 @@ class SecularRoots:
         return t, x, y
 
     def vectors(self, roots):
-        """The normalized eigenvectors of ``roots`` as a (K, m) array of the namespace."""
-        xp = self.xp
-        parts = []
-        for start in range(0, roots.shape[0], self.block):
-            C = self.z_hat[None, :] / self.differences_to_roots(roots[start:min(start + self.block, roots.shape[0])])
-            parts.append(C / xp.sqrt(xp.sum(C * C, axis=1))[:, None])
-        if not parts:
-            return xp.zeros((self.K, 0), dtype=self.p.dtype, device=self.device)
-        return xp.concat(parts, axis=0).T
+        """The normalized eigenvectors of ``roots`` as a (K, m) array of the namespace (a transposed
+        view of the (m, K) rows, filled a block at a time: one K×m array, no second copy)."""
+        xp, m = self.xp, roots.shape[0]
+        X = xp.empty((m, self.K), dtype=self.p.dtype, device=self.device)
+        for start in range(0, m, self.block):
+            stop = min(start + self.block, m)
+            C = self.z_hat[None, :] / self.differences_to_roots(roots[start:stop])
+            X[start:stop, :] = C / xp.sqrt(xp.sum(C * C, axis=1))[:, None]
+        return X.T
 
 
 class DeviceRankOneProxy:
@@ -251,6 +246,9 @@ class DeviceRankOneProxy:
 
     name = "rank-one"
     CHECK_TOL = 1e-10  # as RankOneProxy's
+    #: The tight certificate stays with its own O(n²) Newton–CG rounds on the device: it does not
+    #: form K* on the host for libsvm (:func:`indkernel.core.fixed_kernel.fixed_kernel_bound`).
+    libsvm = False
 
     def __init__(self, K0: np.ndarray, K0_device):
         import array_api_compat
@@ -429,6 +427,8 @@ class DeviceRankOneProxy:
         xp, n = self.xp, source.size
         chosen = source[select]
         found, deflated = np.flatnonzero(chosen >= 0), np.flatnonzero(chosen < 0)
+        if found.size == n:  # nothing deflated (the common case), so nothing rotated either
+            return roots.vectors(xp.asarray(chosen, device=self.device))
         parts = []
         if found.size:  # the roots' vectors on the kept rows, zero elsewhere (a row of zeros taken)
             columns = roots.vectors(xp.asarray(chosen[found], device=self.device))
@@ -541,4 +541,11 @@ def device_oracle(K0: np.ndarray, like, penalty, oracle) -> DeviceRankOneProxy:
     import array_api_compat
 
     xp = array_api_compat.array_namespace(like)
+    if same_matrix(K0, like):  # the caller's array is the matrix (float64, exactly symmetric): no second n×n
+        return DeviceRankOneProxy(K0, like)
     return DeviceRankOneProxy(K0, xp.asarray(K0, device=device_of(like), copy=True))  # (never a view of the host's K0)
+
+
+def same_matrix(K0: np.ndarray, like) -> bool:
+    """Whether ``like`` (another namespace's array) holds exactly the float64 values of the host's K0."""
+    return str(like.dtype).endswith("float64") and tuple(like.shape) == K0.shape and np.array_equal(to_numpy(like), K0)
