@@ -11,7 +11,8 @@ in float64. For each case, one process:
   certified (its own eigendecomposition, the round-off check of it, the iterations, the
   certificate): what ``IndefiniteSVC(C=10, rho=1, tol=1e-3).fit`` costs;
 - ``newton 1e-6``: then the same problem (its decomposition kept) solved to 1e-6;
-- the peak device memory, in n×n float64 arrays;
+- the peak device memory of the eigendecomposition alone and of the fit and solves, in n×n
+  float64 arrays (the caller's K0 included);
 - on the CPU (NumPy, every core) the same where n <= ``--cpu-up-to``, the eigenvalues of both
   routes compared and their certified brackets checked to overlap.
 
@@ -132,10 +133,16 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False) ->
     else:
         (values, _), eigh_seconds = timed(lambda: scipy.linalg.eigh(K), sync)
     row = {"route": route, "eigh_s": eigh_seconds}
+    if device is not None:
+        row["peak_eigh_n2"] = device.peak_bytes() / (8.0 * len(y) ** 2)
+        device.reset_peak()
+    phases = {}
 
     def fit():
-        problem = SVMProblem(K, y, C, RHO)
-        return problem, solve(problem, method="newton", tol=1e-3)
+        problem, phases["build_s"] = timed(lambda: SVMProblem(K, y, C, RHO), sync)
+        phases["decomposition_s"] = timed(problem.oracle.prepare, sync)[1]  # (and the device's round-off check)
+        result, phases["solve_s"] = timed(lambda: solve(problem, method="newton", tol=1e-3), sync)
+        return problem, result
 
     if profile:  # where the device fit's time goes: the 25 most expensive calls, their callees included
         profiler = cProfile.Profile()
@@ -143,14 +150,14 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False) ->
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
     else:
         (problem, result), fit_seconds = timed(fit, sync)
+    row.update(phases)
     fine, fine_seconds = timed(lambda: solve(problem, method="newton", tol=1e-6, alpha0=result.alpha), sync)
     row.update(fit_s=fit_seconds, fit_status=str(result.status), fit_iterations=result.iterations,
                fit_relative_gap=result.relative_gap, newton6_s=fine_seconds, newton6_status=str(fine.status),
                newton6_iterations=fine.iterations, newton6_relative_gap=fine.relative_gap, lower=fine.lower, upper=fine.upper,
                fallbacks=getattr(problem.oracle, "fallbacks", 0))
-    if device is not None:
-        n = len(y)
-        row["peak_device_n2"] = device.peak_bytes() / (8.0 * n * n)
+    if device is not None:  # the fit's peak (the problem, its decomposition, the solves)
+        row["peak_fit_n2"] = device.peak_bytes() / (8.0 * len(y) ** 2)
         row["measured_backward"] = problem.oracle._decomposition[3]
     row["_values"] = values
     return row

@@ -49,18 +49,36 @@ def check_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> np.ndarra
         check_memory(shape[0], f"a problem on the {shape[0]}×{shape[0]} {name}", PROBLEM_ARRAYS,
                      "use fewer points or free memory")
     K = as_float_array(K0, name)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square (n, n) similarity matrix; got shape {K.shape}")
-    if K.shape[0] < 2:
-        raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {K.shape}")
+    check_square(K.shape, name)
     check_finite(K, name)
-    asymmetry = check_symmetric(K, name, None if symmetrize else f"symmetrize it first, ({name} + {name}.T) / 2 (the "
-                                "problem classes also take symmetrize=True)")
+    asymmetry = check_symmetric(K, name, symmetry_advice(name, symmetrize))
     if asymmetry == 0.0 and not K.flags.writeable:
         return K
     symmetric = K + K.T
     symmetric *= 0.5  # exactly symmetric, whatever round-off the caller's matrix had
     return symmetric
+
+
+def check_square(shape: tuple, name: str) -> None:
+    """A ValueError unless ``shape`` is that of a square similarity matrix of two samples or more."""
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) similarity matrix; got shape {tuple(shape)}")
+    if shape[0] < 2:
+        raise ValueError(f"{name} must be at least 2x2 (two samples, one of each class); got {tuple(shape)}")
+
+
+def symmetry_advice(name: str, symmetrize: bool) -> str | None:
+    """What :func:`check_symmetric` tells the caller of a problem (None: it symmetrizes)."""
+    return None if symmetrize else (f"symmetrize it first, ({name} + {name}.T) / 2 (the problem classes also take "
+                                    "symmetrize=True)")
+
+
+def check_asymmetry(asymmetry: float, largest: float, name: str, advice: str | None) -> None:
+    """A ValueError naming ``name`` and giving ``advice`` when the largest ``|K - Kᵀ|`` exceeds
+    ``SYMMETRY_TOL`` relative to the largest ``|K|`` (none when ``advice`` is None)."""
+    if advice is not None and asymmetry > SYMMETRY_TOL * largest:  # relative at every scale
+        raise ValueError(f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
+                         f"{largest:.3g}); {advice}")
 
 
 def check_symmetric(K: np.ndarray, name: str, advice: str | None) -> float:
@@ -70,10 +88,7 @@ def check_symmetric(K: np.ndarray, name: str, advice: str | None) -> float:
     difference = K - K.T
     asymmetry = float(np.max(np.abs(difference, out=difference)))
     del difference
-    largest = max(float(K.max()), -float(K.min()))
-    if advice is not None and asymmetry > SYMMETRY_TOL * largest:  # relative at every scale
-        raise ValueError(f"{name} is not symmetric (max |{name} - {name}.T| = {asymmetry:.3g}, max |{name}| = "
-                         f"{largest:.3g}); {advice}")
+    check_asymmetry(asymmetry, max(float(K.max()), -float(K.min())), name, advice)
     return asymmetry
 
 

@@ -127,15 +127,15 @@ class SecularRoots:
             J, origin, tau, lower, upper, left, last = state
             pole_left = xp.take(p, left) - xp.take(p, origin)
             pole_right = xp.take(p, left + 1) - xp.take(p, origin)
-            Q = 1.0 / (self._differences(origin) - tau[:, None])
+            D = self._differences(origin) - tau[:, None]  # p_i - λ_j, from the root's own pole
             on_left = columns <= left[:, None]
-            T = self.w2 * Q
+            T = self.w2 / D
             psi = xp.sum(xp.where(on_left, T, 0.0), axis=1)
             phi = xp.sum(T, axis=1) - psi
-            S = T * Q
+            S = T / D
             dpsi = xp.sum(xp.where(on_left, S, 0.0), axis=1)
             dphi = xp.sum(S, axis=1) - dpsi
-            del Q, T, S, on_left
+            del D, T, S, on_left
             f = 1.0 / rho + psi + phi
             bound = bound_factor * (phi - psi) + 2.0 / rho + xp.abs(tau) * (dpsi + dphi)
             converged = (xp.abs(f) <= EPS * bound) & (count > 0)  # (the first point is a midpoint, not a root)
@@ -518,10 +518,12 @@ class DeviceDividedDifferences:
         return self.diagonal * q + self.sigma * self.p * self._gamma(self.p * q)
 
 
-def device_oracle(K0: np.ndarray, like, penalty, oracle) -> DeviceRankOneProxy:
-    """The oracle of a problem whose K0 came as ``like``, an array of another namespace: the
-    rank-one oracle on ``like``'s device, on the oracle's kernel K0 (validated, and scaled for a
-    componentwise penalty, on the host) copied there.
+def device_oracle(K0: np.ndarray, like, penalty, oracle, *, copy: bool = False) -> DeviceRankOneProxy:
+    """The oracle of a problem whose K0 came as an array of another namespace: the rank-one oracle
+    on its device, on the oracle's kernel K0 (validated, and scaled for a componentwise penalty,
+    on the host). ``like``: that kernel on the device already (the validated matrix of
+    :func:`indkernel.core.namespace.checked_kernel`), or with ``copy`` an array whose device gets a
+    copy of K0.
 
     Raises
     ------
@@ -538,14 +540,8 @@ def device_oracle(K0: np.ndarray, like, penalty, oracle) -> DeviceRankOneProxy:
     if oracle != "rank-one":
         raise ValueError(f"on a device array the oracle is 'rank-one' (its O(n²) update runs there); got oracle={oracle!r}: "
                          "pass K0 as a NumPy array for the others")
-    import array_api_compat
+    if copy:
+        import array_api_compat
 
-    xp = array_api_compat.array_namespace(like)
-    if same_matrix(K0, like):  # the caller's array is the matrix (float64, exactly symmetric): no second n×n
-        return DeviceRankOneProxy(K0, like)
-    return DeviceRankOneProxy(K0, xp.asarray(K0, device=device_of(like), copy=True))  # (never a view of the host's K0)
-
-
-def same_matrix(K0: np.ndarray, like) -> bool:
-    """Whether ``like`` (another namespace's array) holds exactly the float64 values of the host's K0."""
-    return str(like.dtype).endswith("float64") and tuple(like.shape) == K0.shape and np.array_equal(to_numpy(like), K0)
+        like = array_api_compat.array_namespace(like).asarray(K0, device=device_of(like), copy=True)
+    return DeviceRankOneProxy(K0, like)

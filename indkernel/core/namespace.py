@@ -13,6 +13,8 @@ from types import ModuleType
 
 import numpy as np
 
+from .._validation import check_asymmetry, check_kernel, check_memory, check_square, symmetry_advice
+
 
 def foreign_namespace(*arrays) -> ModuleType | None:
     """The array API namespace of ``arrays`` (array-api-compat's wrapper) when they are arrays of
@@ -42,17 +44,21 @@ def _is_known_array(a) -> bool:
     return module.startswith("torch") or module.startswith("cupy")
 
 
-def to_numpy(x) -> np.ndarray:
-    """A NumPy copy (or view) of an array of any namespace, from any device."""
+def to_numpy(x, *, copy: bool = False) -> np.ndarray:
+    """A NumPy array of an array of any namespace, from any device: a view where the array is in
+    the host's memory already (unless ``copy``), else a copy."""
     if isinstance(x, np.ndarray):
-        return x
+        return x.copy() if copy else x
     import array_api_compat
 
-    if array_api_compat.is_torch_array(x):
-        return x.detach().cpu().numpy()
     if array_api_compat.is_cupy_array(x):
         return x.get()
-    return np.from_dlpack(x)  # array-api-strict and other arrays on the CPU
+    if array_api_compat.is_torch_array(x):
+        on_host = x.device.type == "cpu"
+        array = x.detach().cpu().numpy()
+    else:  # array-api-strict and other arrays in the host's memory
+        on_host, array = True, np.from_dlpack(x)
+    return array.copy() if copy and on_host else array
 
 
 def device_of(x):
@@ -62,10 +68,29 @@ def device_of(x):
     return array_api_compat.device(x)
 
 
-def on_host(K0):
-    """``(K0 for the host's checks, the caller's array or None)``: an array of another namespace
-    (:func:`foreign_namespace`) is copied to NumPy for the checks, and the caller's array is kept
-    to say where the work goes (:func:`indkernel.core.device_oracle.device_oracle`)."""
-    if foreign_namespace(K0) is None:
-        return K0, None
-    return to_numpy(K0), K0
+def checked_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> tuple[np.ndarray, object]:
+    """``(K0 validated, its array on the device or None)``: :func:`indkernel._validation.check_kernel`
+    for NumPy input; an array of another namespace (:func:`foreign_namespace`) is checked where it
+    lives (square, real, finite, symmetric: the same errors, no n×n work on the host), symmetrized
+    there if it is not exactly, and copied once to a read-only NumPy array for the host's part of
+    the problem. The device array is the caller's when it is exactly symmetric float64 (used as it
+    is: not to be changed while the problem is in use)."""
+    xp = foreign_namespace(K0)
+    if xp is None:
+        return check_kernel(K0, symmetrize=symmetrize, name=name), None
+    shape = tuple(K0.shape)
+    check_square(shape, name)
+    check_memory(shape[0], f"a problem on the {shape[0]}×{shape[0]} {name} (its copy on the host)", 1,
+                 "use fewer points or free memory")
+    if not xp.isdtype(K0.dtype, ("real floating", "integral")):
+        raise TypeError(f"{name} must be an array of real numbers; got dtype {K0.dtype}")
+    K = xp.astype(K0, xp.float64, copy=False)
+    if not bool(xp.all(xp.isfinite(K))):
+        raise ValueError(f"{name} contains NaN or inf; remove or impute those entries first")
+    asymmetry = float(xp.max(xp.abs(K - K.T)))
+    check_asymmetry(asymmetry, max(float(xp.max(K)), -float(xp.min(K))), name, symmetry_advice(name, symmetrize))
+    if asymmetry > 0:
+        K = (K + K.T) / 2  # exactly symmetric, as the host's check makes it
+    host = to_numpy(K, copy=True)
+    host.setflags(write=False)
+    return host, K

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .._validation import check_kernel
 from .machines import OneClass
-from .namespace import on_host
+from .namespace import checked_kernel
 from .penalties import Frobenius
 from .problem import IndefiniteProblem
 from .proxy import Oracle
@@ -26,8 +25,7 @@ class OneClassProblem(IndefiniteProblem):
     """
 
     def __init__(self, K0, nu=0.5, rho=1.0, *, symmetrize: bool = False, oracle: str | Oracle = "rank-one"):
-        K0, like = on_host(K0)  # an array of another namespace: checked here, solved on its device
-        K0 = check_kernel(K0, symmetrize=symmetrize)
+        K0, like = checked_kernel(K0, symmetrize=symmetrize)  # another namespace's array: checked, and solved, on its device
         machine = OneClass(nu, K0.shape[0])
         self.nu, self.bound = machine.nu, machine.bound
         self._compose_checked(K0, machine, Frobenius(rho), oracle, like)

@@ -19,11 +19,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._validation import check_kernel, check_positive_scalar, check_scale, check_vector, safe_norm
+from .._validation import check_positive_scalar, check_scale, check_vector, safe_norm
 from . import certificate
 from .device_oracle import device_oracle
 from .machines import Machine
-from .namespace import on_host
+from .namespace import checked_kernel
 from .penalties import Mercer, Penalty
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
 
@@ -84,8 +84,7 @@ class IndefiniteProblem:
         if not isinstance(penalty, Penalty):
             raise TypeError(f"penalty must be an indkernel.core.penalties.Penalty (Frobenius, Componentwise, "
                             f"Mercer); got {penalty!r}")
-        K0, like = on_host(K0)  # an array of another namespace: checked here, solved on its device
-        K0 = check_kernel(K0)
+        K0, like = checked_kernel(K0)  # another namespace's array: checked, and solved, on its device
         if K0.shape[0] != machine.n:
             raise ValueError(f"K0 is {K0.shape[0]}x{K0.shape[0]} but the machine has {machine.n} training points")
         self._compose_checked(K0, machine, penalty, oracle, like)
@@ -93,8 +92,8 @@ class IndefiniteProblem:
     def _compose_checked(self, K0: np.ndarray, machine: Machine, penalty: Penalty, oracle, like=None) -> None:
         """Build from a validated K0 (:func:`indkernel._validation.check_kernel`: the named problem
         types validate it before their machine, which needs its size, and call this directly);
-        ``like``: the caller's array of another namespace (:func:`indkernel.core.namespace.on_host`),
-        whose device gets the oracle (:func:`indkernel.core.device_oracle.device_oracle`), or None."""
+        ``like``: K0 on the device of the caller's array of another namespace
+        (:func:`indkernel.core.namespace.checked_kernel`), where the oracle goes (:func:`indkernel.core.device_oracle.device_oracle`), or None."""
         self.machine, self.penalty, self.feasible = machine, penalty, machine.feasible
         self.rho, self.n, self.dim = penalty.rho, K0.shape[0], machine.dim
         self._scale = penalty.scale
@@ -102,8 +101,8 @@ class IndefiniteProblem:
         self._check_scale(scaled)  # before any work (the Mercer check and the oracle are eigendecompositions)
         self.K0 = penalty.kernel(K0)
         self._oracle_K0 = scaled if self.K0 is K0 else self.K0  # the Mercer penalty clips (and has no scale)
-        if like is not None:
-            oracle = device_oracle(self._oracle_K0, like, penalty, oracle)
+        if like is not None:  # on the device, the validated K0 itself, or the oracle's kernel (scaled) copied there
+            oracle = device_oracle(self._oracle_K0, like, penalty, oracle, copy=self._oracle_K0 is not K0)
         self.oracle = penalty.oracle(self._oracle_K0, oracle)
         self._recent_points: list[tuple[bytes, ProxyPoint]] = []  # (α's bytes, point), the newest last
         for array in (self.K0, self._oracle_K0):

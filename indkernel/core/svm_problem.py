@@ -8,9 +8,8 @@ from typing import cast
 
 import numpy as np
 
-from .._validation import check_kernel
 from .machines import Hinge, SquaredHinge
-from .namespace import on_host
+from .namespace import checked_kernel
 from .penalties import Componentwise, Frobenius, Mercer, Penalty
 from .problem import IndefiniteProblem
 from .proxy import MercerProxy, Oracle
@@ -69,8 +68,7 @@ class SVMProblem(IndefiniteProblem):
         """Validate K0, the loss and the labels, then compose the machine with ``make_penalty(n)``."""
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {sorted(LOSSES)} (the SVM's hinge or its square); got {loss!r}")
-        K0, like = on_host(K0)  # an array of another namespace: checked here, solved on its device
-        K0 = check_kernel(K0, symmetrize=symmetrize)
+        K0, like = checked_kernel(K0, symmetrize=symmetrize)  # another namespace's array: checked, and solved, on its device
         machine = LOSSES[loss](y, C, class_weight, K0.shape[0])
         penalty = make_penalty(K0.shape[0])
         self.y, self.classes, self.C = machine.y, machine.classes, machine.C

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .._validation import check_kernel
 from .machines import EpsilonInsensitive
-from .namespace import on_host
+from .namespace import checked_kernel
 from .penalties import Frobenius
 from .problem import IndefiniteProblem
 from .proxy import Oracle
@@ -36,8 +35,7 @@ class SVRProblem(IndefiniteProblem):
     """
 
     def __init__(self, K0, y, C=1.0, rho=1.0, epsilon=0.1, *, symmetrize: bool = False, oracle: str | Oracle = "rank-one"):
-        K0, like = on_host(K0)  # an array of another namespace: checked here, solved on its device
-        K0 = check_kernel(K0, symmetrize=symmetrize)
+        K0, like = checked_kernel(K0, symmetrize=symmetrize)  # another namespace's array: checked, and solved, on its device
         machine = EpsilonInsensitive(y, C, epsilon, K0.shape[0])
         self.y, self.C, self.epsilon = machine.y, machine.C, machine.epsilon
         self._compose_checked(K0, machine, Frobenius(rho), oracle, like)

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from .._progress import tqdm
 from .._validation import check_memory, check_symmetric, check_two_samples
-from ..core.namespace import device_of, foreign_namespace, to_numpy
+from ..core.namespace import checked_kernel, device_of, foreign_namespace, to_numpy
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
 from ..core.rank_one import compile_oracle
 from ..kernels import NAMED_KERNELS, by_name
@@ -83,7 +83,7 @@ class BaseIndefiniteMachine(BaseEstimator):
             if self.kernel != "precomputed":
                 raise ValueError(f"{type(self).__name__} takes an array of another namespace than NumPy's (a GPU's) as the "
                                  "precomputed train×train similarity: pass kernel='precomputed', or NumPy features")
-            device_X, X = X, to_numpy(X)
+            X, device_X = checked_kernel(X, name="X")  # square, finite and symmetric, checked there
             y, sample_weight = (to_numpy(v) if foreign_namespace(v) is not None else v for v in (y, sample_weight))
         if not requires_y:
             X = validate_data(self, X, dtype=np.float64)
@@ -104,11 +104,14 @@ class BaseIndefiniteMachine(BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
                                  f"got shape {X.shape}")
+            if on_device:  # (its host copy is the model's own, read-only)
+                self._K0 = X
+                return device_X, y, weights
             check_symmetric(X, "X", "with kernel='precomputed' X is the train×train similarity matrix: if "
                          "it holds features instead, pass kernel='rbf' (or another kernel by name, or a callable); "
                          "if it is a similarity, symmetrize it first, (X + X.T) / 2")
             self._K0 = _owned(X)
-            return (device_X if on_device else self._K0), y, weights
+            return self._K0, y, weights
         self.X_fit_ = _owned(X)
         self._gamma = _gamma_value(self.gamma, self.X_fit_)
         return self._similarity(self.X_fit_, self.X_fit_, "kernel(X_train, X_train)"), y, weights

@@ -34,11 +34,10 @@ from sklearn.base import ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import CLASS_WEIGHT_RULES, check_kernel, sample_class_weights
-from ..core.device_oracle import device_oracle
-from ..core.namespace import on_host
+from .._validation import CLASS_WEIGHT_RULES, sample_class_weights
+from ..core.device_oracle import DeviceRankOneProxy
+from ..core.namespace import checked_kernel
 from ..core.one_class_problem import OneClassProblem
-from ..core.penalties import Frobenius
 from ..core.proxy import MercerProxy, make_oracle, psd_part
 from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
 from ..core.svr_problem import SVRProblem
@@ -236,10 +235,9 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
     def _shared_oracle(self, K0):
         """The oracle of K0 that every one-vs-rest problem uses (its eigendecomposition is computed
         once, on first use); on K0's device for an array of another namespace."""
-        K0, like = on_host(K0)
-        K0 = check_kernel(K0)
+        K0, like = checked_kernel(K0)
         K0.setflags(write=False)
-        return make_oracle("rank-one", K0) if like is None else device_oracle(K0, like, Frobenius(self.rho), "rank-one")
+        return make_oracle("rank-one", K0) if like is None else DeviceRankOneProxy(K0, like)
 
     def _check_targets(self, y, weights: np.ndarray) -> None:
         check_classification_targets(y)
