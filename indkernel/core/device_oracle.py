@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -153,10 +154,12 @@ class SecularRoots:
                 origin = xp.where((~last) & (f < 0), left + 1, origin)
                 tau, step, lower, upper = tau - shift, step - shift, lower - shift, upper - shift
             done = converged | (step == tau)
-            finished.append((J[done], origin[done], tau[done]))
-            moving = ~done
-            state = tuple(a[moving] for a in (J, origin, step, lower, upper, left, last))
-            if state[0].shape[0] == 0:
+            # one wait for the device a step: how many are done (the moving rows first, then the done)
+            order = xp.argsort(xp.astype(done, xp.int8), stable=True)
+            moving = J.shape[0] - int(xp.sum(xp.astype(done, xp.int64)))
+            finished.append(tuple(xp.take(a, order[moving:]) for a in (J, origin, tau)))
+            state = tuple(xp.take(a, order[:moving]) for a in (J, origin, step, lower, upper, left, last))
+            if moving == 0:
                 break
         J, origin, tau = state[:3]
         self.failures += J.shape[0]  # rows that did not converge in MAX_STEPS (their last step kept)
@@ -271,7 +274,7 @@ class DeviceRankOneProxy:
         return to_numpy(d).copy(), d, V0, backward_error(xp, self.K0_device, d, V0)
 
     @property
-    def spectrum(self) -> tuple[np.ndarray, object]:
+    def spectrum(self) -> tuple[np.ndarray, Any]:
         """``(d, V0)``: the eigenvalues ascending (NumPy) and the eigenvectors (on the device)."""
         d, _, V0, _ = self._decomposition
         return d, V0
@@ -297,6 +300,7 @@ class DeviceRankOneProxy:
         return max(ROUNDOFF_FACTOR * self.K0.shape[0] * UNIT_ROUNDOFF, self._decomposition[3])
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
+        """The point of ``K0 + uuᵀ/(4ρ)`` (u a NumPy vector; its products take and give NumPy vectors)."""
         if rho == np.inf:
             return self._clipped(u)
         return self._update(u, rho)
@@ -515,6 +519,7 @@ class DeviceDividedDifferences:
         return out
 
     def __call__(self, q):
+        """``QᵀJQq``, on the device."""
         return self.diagonal * q + self.sigma * self.p * self._gamma(self.p * q)
 
 

@@ -10,6 +10,7 @@ not need); lists and NumPy arrays are NumPy's.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def device_of(x):
     return array_api_compat.device(x)
 
 
-def checked_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> tuple[np.ndarray, object]:
+def checked_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> tuple[np.ndarray, Any]:
     """``(K0 validated, its array on the device or None)``: :func:`indkernel._validation.check_kernel`
     for NumPy input; an array of another namespace (:func:`foreign_namespace`) is checked where it
     lives (square, real, finite, symmetric: the same errors, no n×n work on the host), symmetrized
