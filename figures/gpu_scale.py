@@ -24,8 +24,9 @@ a random linear function, C = 10, ρ = 1), built on the device.
     python figures/gpu_scale.py [--cases usps-2000 usps 20000 40000] [--cpu-up-to 2000] [--out gpu_scale.csv]
                                 [--profile usps]
 
-Writes the CSV next to this file (or ``--out``). ``--namespace array-api-strict`` runs the
-device route on array-api-strict's CPU arrays (a dry run without a GPU).
+Writes the CSV next to this file (or ``--out``); ``--results`` puts its table into
+docs/results.md without measuring. ``--namespace array-api-strict`` runs the device route on
+array-api-strict's CPU arrays (a dry run without a GPU).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from indkernel import SVMProblem, solve
 from indkernel.core.rank_one import compile_oracle
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
+from indkernel.reproduction.report import update_marked_block
 
 HERE = Path(__file__).resolve().parent
 C, RHO = 10.0, 1.0
@@ -163,6 +165,29 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False) ->
     return row
 
 
+def markdown(table: pd.DataFrame) -> str:
+    """The results page's table: one row per (case, route)."""
+
+    def seconds(value) -> str:
+        return "" if pd.isna(value) else f"{value:.2f}"
+
+    def n2(value) -> str:
+        return "" if pd.isna(value) else f"{value:.1f}"
+
+    lines = ["| case | n | route | eigh (s) | fit, tol 1e-3 (s) | of which: checks + copy / decomposition / solve | "
+             "iterations | newton to 1e-6 (s) | peak device memory, eigh / fit (n² doubles) | measured |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in table.itertuples():
+        phases = (" / ".join(seconds(getattr(row, name)) for name in ("build_s", "decomposition_s", "solve_s"))
+                  if not pd.isna(getattr(row, "build_s", float("nan"))) else "")
+        peaks = " / ".join(n2(getattr(row, name, float("nan"))) for name in ("peak_eigh_n2", "peak_fit_n2"))
+        fine = f"{seconds(row.newton6_s)} ({row.newton6_status} at {row.newton6_relative_gap:.1e})"
+        lines.append(f"| {row.case} | {row.n} | {row.route} | {seconds(row.eigh_s)} | {seconds(row.fit_s)} | {phases} | "
+                     f"{row.fit_iterations} | {fine} | {peaks if row.route != 'CPU (NumPy)' else ''} | "
+                     f"{code if isinstance(code := getattr(row, 'code', None), str) else 'this version'} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", default=["usps-2000", "usps", "20000", "40000"])
@@ -170,7 +195,14 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--namespace", choices=["torch", "array-api-strict"], default="torch")
     parser.add_argument("--out", type=Path, default=HERE / "gpu_scale.csv")
     parser.add_argument("--profile", nargs="*", default=[], help="cases whose device fit is profiled (cProfile)")
+    parser.add_argument("--results", action="store_true",
+                        help="put the table of the CSV (--out) into docs/results.md, measuring nothing")
     args = parser.parse_args(argv)
+    if args.results:
+        table = pd.read_csv(args.out)
+        update_marked_block(HERE.parent / "docs" / "results.md", "gpu-scale", markdown(table),
+                            "python figures/gpu_scale.py --results")
+        return table
     device = Device(args.namespace)
     compile_oracle()  # numba's compilation of the host steps, once, before any clock
     device.eigh(device.asarray(np.eye(4)))  # the device's context and solver handles, before any clock

@@ -10,12 +10,14 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
-def test_the_readme_has_its_two_snippets():
-    assert len(SNIPPETS) == 2
+def test_the_readme_has_its_three_snippets():
+    assert len(SNIPPETS) == 3
 
 
 @pytest.mark.parametrize("index", range(len(SNIPPETS)))
 def test_a_readme_snippet_runs_alone_and_its_comments_hold(index):
+    if "import torch" in SNIPPETS[index]:
+        torch = pytest.importorskip("torch", reason="the GPU snippet needs torch (it runs on torch's CPU without CUDA)")
     namespace: dict = {}
     exec(compile(SNIPPETS[index], f"README.md snippet {index + 1}", "exec"), namespace)  # a fresh namespace
     if index == 0:  # the comments: 4.5e-08 1.1e-09, 'optimal', 0.989
@@ -25,6 +27,9 @@ def test_a_readme_snippet_runs_alone_and_its_comments_hold(index):
         assert model.status_[0] == "optimal"
         X_test, X_train, y_test = namespace["X_test"], namespace["X_train"], namespace["y_test"]
         assert f"{model.score(namespace['simpson'](X_test, X_train), y_test):.3f}" == "0.989"
+    elif index == 2:  # 'optimal', and the decisions in the input's namespace
+        assert namespace["model"].status_[0] == "optimal" and isinstance(namespace["scores"], torch.Tensor)
+        assert namespace["scores"].device.type == namespace["device"]
     else:  # "6 iterations"
         assert namespace["r"].iterations == 6 and namespace["r"].status == "optimal"
         assert namespace["c"].lower <= namespace["r"].lower <= namespace["r"].upper <= namespace["c"].upper
