@@ -240,3 +240,30 @@ def test_blocks_of_roots_give_the_same_point(monkeypatch):
     assert np.allclose(whole.Ku, blocked.Ku, rtol=0, atol=1e-12 * np.abs(whole.Ku).max())
     v = rng.standard_normal(50)
     assert np.allclose(whole.curvature()(v), blocked.curvature()(v), rtol=0, atol=1e-11 * np.abs(v).max())
+
+
+@needs_strict
+@pytest.mark.parametrize("test_kernel", ["consistent", "raw", "transductive"])
+def test_every_rule_decides_device_arrays_as_numpy_ones(test_kernel, monkeypatch):
+    """The linear rules multiply on the device (the test rows never reach the host); the
+    transductive one decides on the host."""
+    from indkernel.estimators import rules
+
+    K0, y = digits_simpson(90, 3)
+    K, K_test = K0[:70, :70], K0[70:, :70]
+    if test_kernel == "transductive":
+        K_test = np.hstack([K_test, K0[70:, 70:]])
+    cpu = IndefiniteSVC(C=10, rho=1, test_kernel=test_kernel).fit(K, y[:70])
+    device = IndefiniteSVC(C=10, rho=1, test_kernel=test_kernel).fit(xps.asarray(K), y[:70])
+    products = []
+    real = rules.linear_decisions
+    monkeypatch.setattr(rules, "linear_decisions", lambda cross, *a: products.append(cross) or real(cross, *a))
+    decisions = device.decision_function(xps.asarray(K_test))
+    assert np.allclose(to_numpy(decisions), cpu.decision_function(K_test), rtol=0, atol=1e-8)
+    if test_kernel == "transductive":
+        assert not products
+    else:  # the raw rule's columns of the support, taken on the device
+        assert foreign_namespace(products[0]) is not None
+        assert products[0].shape[1] == (len(cpu.support_) if test_kernel == "raw" else 70)
+    with pytest.raises(ValueError, match="expecting"):
+        device.decision_function(xps.asarray(K_test[:, :50]))

@@ -260,26 +260,39 @@ class BaseIndefiniteMachine(BaseEstimator):
     # ----- decisions -------------------------------------------------------------------
     def _decisions(self, X) -> np.ndarray:
         """(m, number of binary problems): each problem's decision at the test points, by the
-        rule ``test_kernel`` (:mod:`indkernel.estimators.rules`)."""
+        rule ``test_kernel`` (:mod:`indkernel.estimators.rules`). A precomputed X of another
+        namespace (a GPU's) is multiplied there by the linear rules' coefficients; the public
+        methods return X's namespace."""
         check_is_fitted(self)
-        if foreign_namespace(X) is not None:  # decided on the host; the public methods return X's namespace
-            X = to_numpy(X)
         rule, n = self._rule(), self.shape_fit_[0]
         columns = self._support if rule.support_only else slice(None)
+        xp = foreign_namespace(X)
+        if xp is not None and (self.kernel != "precomputed" or rule.needs_test_block):
+            X, xp = to_numpy(X), None  # features, or the transductive rule: decided on the host
+        if xp is not None:
+            self._check_width(tuple(X.shape), n, rule)
+            if not bool(xp.all(xp.isfinite(X))):
+                raise ValueError("X contains NaN or inf; remove or impute those entries first")
+            cross = xp.take(X, xp.asarray(self._support, device=device_of(X)), axis=1) if rule.support_only else X
+            return to_numpy(rule.decide(self, cross, None))
         if self.kernel == "precomputed":
             X = check_array(X, dtype=np.float64, input_name="X")
-            width = n + X.shape[0] if rule.needs_test_block else n
-            if X.shape[1] != width:
-                what = ("the test rows of the full (train + test) similarity matrix, shape (n_test, n_train + n_test)"
-                        if rule.needs_test_block else "the test×train similarity matrix, shape (n_test, n_train)")
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {width} features "
-                                 f"as input: with kernel='precomputed' and test_kernel={self.test_kernel!r}, pass {what}")
+            self._check_width(X.shape, n, rule)
             cross, among = X[:, :n][:, columns], X[:, n:]
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
             cross = self._similarity(X, self.X_fit_[columns], "kernel(X_test, X_train)")
             among = self._similarity(X, X, "kernel(X_test, X_test)") if rule.needs_test_block else X[:, :0]
         return rule.decide(self, cross, among)
+
+    def _check_width(self, shape: tuple, n: int, rule: TestRule) -> None:
+        """A precomputed X has a column per training point (and per test point, for the transductive rule)."""
+        width = n + shape[0] if rule.needs_test_block else n
+        if len(shape) != 2 or shape[1] != width:
+            what = ("the test rows of the full (train + test) similarity matrix, shape (n_test, n_train + n_test)"
+                    if rule.needs_test_block else "the test×train similarity matrix, shape (n_test, n_train)")
+            raise ValueError(f"X has {shape[-1]} features, but {type(self).__name__} is expecting {width} features "
+                             f"as input: with kernel='precomputed' and test_kernel={self.test_kernel!r}, pass {what}")
 
     def _single_decision(self, X) -> np.ndarray:
         return self._decisions(X)[:, 0]

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._progress import tqdm
 from .._validation import check_kernel, check_memory
+from ..core.namespace import device_of, foreign_namespace, to_numpy
 from ..core.proxy import ProxyPoint, RankOneProxy, decompose_concurrently
 from ..core.threads import blas_thread_count
 from . import progress
@@ -77,7 +78,7 @@ class Raw(TestRule):
     name, support_only = "raw", True
 
     def decide(self, model, cross, among):
-        return cross @ model._dual_coef.T + model._intercepts
+        return linear_decisions(cross, model._dual_coef, model._intercepts)
 
 
 class Consistent(TestRule):
@@ -89,7 +90,17 @@ class Consistent(TestRule):
         return point.project_positive(point.u)
 
     def decide(self, model, cross, among):
-        return cross @ model._rule_coefficients(self).T + model._intercepts
+        return linear_decisions(cross, model._rule_coefficients(self), model._intercepts)
+
+
+def linear_decisions(cross, coefficients: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
+    """``cross @ coefficientsᵀ + intercepts``: the product where ``cross`` lives (a GPU's array of
+    another namespace: the coefficients go there), the (m, problems) result in NumPy."""
+    xp = foreign_namespace(cross)
+    if xp is None:
+        return cross @ coefficients.T + intercepts
+    on_device = xp.asarray(np.ascontiguousarray(coefficients.T), device=device_of(cross))
+    return to_numpy(xp.astype(cross, xp.float64) @ on_device) + intercepts
 
 
 class ConsistentFlip(Consistent):
