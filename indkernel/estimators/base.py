@@ -274,7 +274,7 @@ class BaseIndefiniteMachine(BaseEstimator):
             if not bool(xp.all(xp.isfinite(X))):
                 raise ValueError("X contains NaN or inf; remove or impute those entries first")
             cross = xp.take(X, xp.asarray(self._support, device=device_of(X)), axis=1) if rule.support_only else X
-            return to_numpy(rule.decide(self, cross, None))
+            return to_numpy(rule.decide(self, cross, np.empty((X.shape[0], 0))))
         if self.kernel == "precomputed":
             X = check_array(X, dtype=np.float64, input_name="X")
             self._check_width(X.shape, n, rule)
