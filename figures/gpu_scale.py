@@ -11,6 +11,8 @@ in float64. For each case, one process:
   certified (its own eigendecomposition, the round-off check of it, the iterations, the
   certificate): what ``IndefiniteSVC(C=10, rho=1, tol=1e-3).fit`` costs;
 - ``newton 1e-6``: then the same problem (its decomposition kept) solved to 1e-6;
+- ``SpectrumSVC("denoise")``'s fit on the same route where n <= ``--denoise-up-to`` (its
+  eigendecomposition and products there, libsvm on the host), for the ratio;
 - the peak device memory of the eigendecomposition alone and of the fit and solves, in n×n
   float64 arrays (the caller's K0 included);
 - on the CPU (NumPy, every core) the same where n <= ``--cpu-up-to``, the eigenvalues of both
@@ -41,7 +43,7 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from indkernel import SVMProblem, solve
+from indkernel import SpectrumSVC, SVMProblem, solve
 from indkernel.core.rank_one import compile_oracle
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
@@ -124,7 +126,7 @@ def timed(function, sync=lambda: None):
     return value, time.perf_counter() - start
 
 
-def run_route(route: str, K, y, device: Device | None, profile: bool = False) -> dict:
+def run_route(route: str, K, y, device: Device | None, profile: bool = False, denoise: bool = False) -> dict:
     """eigh, the certified fit at 1e-3 and newton on to 1e-6 on one route (K a NumPy or device array)."""
     sync = device.sync if device is not None else (lambda: None)
     if device is not None:
@@ -161,6 +163,8 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False) ->
     if device is not None:  # the fit's peak (the problem, its decomposition, the solves)
         row["peak_fit_n2"] = device.peak_bytes() / (8.0 * len(y) ** 2)
         row["measured_backward"] = problem.oracle._decomposition[3]
+    if denoise:  # the baseline on the same route: its eigendecomposition there, libsvm on the host
+        row["denoise_s"] = timed(lambda: SpectrumSVC("denoise", C=C).fit(K, y), sync)[1]
     row["_values"] = values
     return row
 
@@ -175,15 +179,16 @@ def markdown(table: pd.DataFrame) -> str:
         return "" if pd.isna(value) else f"{value:.1f}"
 
     lines = ["| case | n | route | eigh (s) | fit, tol 1e-3 (s) | of which: checks + copy / decomposition / solve | "
-             "iterations | newton to 1e-6 (s) | peak device memory, eigh / fit (n² doubles) | measured |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "iterations | newton to 1e-6 (s) | denoise fit (s) | peak device memory, eigh / fit (n² doubles) | measured |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in table.itertuples():
         phases = (" / ".join(seconds(getattr(row, name)) for name in ("build_s", "decomposition_s", "solve_s"))
                   if not pd.isna(getattr(row, "build_s", float("nan"))) else "")
         peaks = " / ".join(n2(getattr(row, name, float("nan"))) for name in ("peak_eigh_n2", "peak_fit_n2"))
         fine = f"{seconds(row.newton6_s)} ({row.newton6_status} at {row.newton6_relative_gap:.1e})"
         lines.append(f"| {row.case} | {row.n} | {row.route} | {seconds(row.eigh_s)} | {seconds(row.fit_s)} | {phases} | "
-                     f"{row.fit_iterations} | {fine} | {peaks if row.route != 'CPU (NumPy)' else ''} | "
+                     f"{row.fit_iterations} | {fine} | {seconds(getattr(row, 'denoise_s', float('nan')))} | "
+                     f"{peaks if row.route != 'CPU (NumPy)' else ''} | "
                      f"{code if isinstance(code := getattr(row, 'code', None), str) else 'this version'} |")
     return "\n".join(lines)
 
@@ -193,6 +198,10 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--cases", nargs="+", default=["usps-2000", "usps", "20000", "40000"])
     parser.add_argument("--cpu-up-to", type=int, default=2000, help="run the CPU route for n up to this")
     parser.add_argument("--namespace", choices=["torch", "array-api-strict"], default="torch")
+    parser.add_argument("--denoise-up-to", type=int, default=9298,
+                        help="fit SpectrumSVC('denoise') on each route for n up to this (libsvm on the host)")
+    parser.add_argument("--linalg", choices=["default", "cusolver", "magma"], default="default",
+                        help="torch's library for the eigendecomposition on CUDA")
     parser.add_argument("--out", type=Path, default=HERE / "gpu_scale.csv")
     parser.add_argument("--profile", nargs="*", default=[], help="cases whose device fit is profiled (cProfile)")
     parser.add_argument("--results", action="store_true",
@@ -204,6 +213,8 @@ def main(argv=None) -> pd.DataFrame:
                             "python figures/gpu_scale.py --results")
         return table
     device = Device(args.namespace)
+    if args.linalg != "default" and device.torch is not None:
+        device.torch.backends.cuda.preferred_linalg_library(args.linalg)
     compile_oracle()  # numba's compilation of the host steps, once, before any clock
     device.eigh(device.asarray(np.eye(4)))  # the device's context and solver handles, before any clock
     rng = np.random.default_rng(0)
@@ -216,10 +227,11 @@ def main(argv=None) -> pd.DataFrame:
         n = len(y)
         routes = []
         on_device = device.asarray(K)
-        routes.append(run_route(f"{device.label}", on_device, y, device, case in args.profile))
+        denoise = n <= args.denoise_up_to
+        routes.append(run_route(f"{device.label}", on_device, y, device, case in args.profile, denoise))
         del on_device
         if n <= args.cpu_up_to:
-            routes.append(run_route("CPU (NumPy)", K, y, None))
+            routes.append(run_route("CPU (NumPy)", K, y, None, denoise=denoise))
         for row in routes:
             row.update(case=case, n=n)
         if len(routes) == 2:

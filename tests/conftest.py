@@ -56,8 +56,10 @@ def pytest_configure(config):
 
 
 #: Why scikit-learn's array API checks skip here (its own reason names only an environment variable).
-NO_ARRAY_API = ("scikit-learn's array API check does not apply: indkernel's estimators compute on NumPy arrays "
-                "only (the check would also need SCIPY_ARRAY_API=1 and array-api-strict)")
+NO_ARRAY_API = ("scikit-learn's array API check does not apply: it needs array_api_dispatch with SCIPY_ARRAY_API=1 "
+                "and every fitted attribute in the input's namespace; indkernel solves another namespace's "
+                "similarity on its device without them, keeps its fitted attributes in NumPy and returns "
+                "decisions in the input's namespace (tests/test_device_oracle.py)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -267,3 +267,16 @@ def test_every_rule_decides_device_arrays_as_numpy_ones(test_kernel, monkeypatch
         assert products[0].shape[1] == (len(cpu.support_) if test_kernel == "raw" else 70)
     with pytest.raises(ValueError, match="expecting"):
         device.decision_function(xps.asarray(K_test[:, :50]))
+
+
+@needs_strict
+@pytest.mark.parametrize("name", ["SpectrumSVC", "KreinSVC", "ModSVC", "SimilarityFeaturesSVC"])
+def test_the_baselines_take_device_arrays(name):
+    """Denoise's and flip's spectrum on the device (libsvm on the host), the others on the host copy."""
+    import indkernel
+
+    K0, y = digits_simpson(80, 5)
+    K, K_test = K0[:60, :60], K0[60:, :60]
+    cpu = getattr(indkernel, name)(C=10.0).fit(K, y[:60])
+    device = getattr(indkernel, name)(C=10.0).fit(xps.asarray(K), xps.asarray(y[:60]))
+    assert np.allclose(device.decision_function(xps.asarray(K_test)), cpu.decision_function(K_test), atol=1e-6)

@@ -60,6 +60,7 @@ from .._validation import (
 )
 from ..core.krein_least_squares import solve_krein_least_squares
 from ..core.mod_svm import ModSVMDual
+from ..core.namespace import checked_kernel, foreign_namespace, to_numpy
 from ..core.one_norm import solve_one_norm_svm
 from ..core.proxy import eigendecomposition
 from ..solvers.projected_newton import projected_newton
@@ -86,14 +87,22 @@ class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
         "decision_function_shape": [StrOptions(set(multiclass.SHAPES))],
     }
 
+    #: Whether fit works on a kernel of another namespace on its device (else on its host copy).
+    _on_device = False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = True
         return tags
 
     def _validate_training(self, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(K, y, index)``: the checked kernel and labels, and each label's position in ``classes_``."""
+        """``(K, y, index)``: the checked kernel and labels, and each label's position in ``classes_``
+        (K on its device for an array of another namespace: checked there, :func:`checked_kernel`)."""
         self._validate_params()
+        device_K = None
+        if foreign_namespace(X) is not None:
+            X, device_K = checked_kernel(X, name="X")
+            y = to_numpy(y) if foreign_namespace(y) is not None else y
         K, y = validate_data(self, X, y, dtype=np.float64)
         check_two_samples(K.shape[0], type(self).__name__)
         check_classification_targets(y)
@@ -102,11 +111,11 @@ class _PrecomputedClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two classes; y has one: {self.classes_.tolist()}")
-        return check_kernel(K, name="X"), y, index
+        return (device_K if device_K is not None and self._on_device else check_kernel(K, name="X")), y, index
 
     def _test_rows(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, to_numpy(X) if foreign_namespace(X) is not None else X, dtype=np.float64, reset=False)
 
 
 class _LibsvmOnMappedKernel(_PrecomputedClassifier):
@@ -167,6 +176,8 @@ class SpectrumSVC(_LibsvmOnMappedKernel):
     shift and none).
     """
 
+    _on_device = True  # the spectrum's transform on K0's device (:func:`spectrum_transform`), libsvm on the host
+
     _parameter_constraints = {**_LibsvmOnMappedKernel._parameter_constraints,
                               "spectrum": [StrOptions(set(TRANSFORMS))]}
 
@@ -199,6 +210,8 @@ class KreinSVC(_LibsvmOnMappedKernel):
     classes_, svc_ (libsvm's SVC on ``|K0|``), test_map_ (``U sign(Λ) Uᵀ``).
     """
 
+    _on_device = True  # the spectrum's transform on K0's device (:func:`spectrum_transform`), libsvm on the host
+
     def _kernel_and_map(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         return spectrum_transform(K, "flip")
 
@@ -207,6 +220,9 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
     """``(K̃, P)``: the transformed training kernel and the map of the test rows (None: unchanged).
     K0's eigendecomposition comes from the process's store of spectra, so the fits of a grid on one
     fold, and the three spectrum baselines on it, decompose it once."""
+    xp = foreign_namespace(K0)
+    if xp is not None:  # on K0's device (a GPU's), then to the host for libsvm
+        return _transform_on_device(xp, K0, transform)
     if transform == "none":
         return K0, None
     values, vectors = eigendecomposition(K0)
@@ -215,6 +231,19 @@ def spectrum_transform(K0: np.ndarray, transform: str) -> tuple[np.ndarray, np.n
     factors = (values > 0).astype(float) if transform == "denoise" else np.sign(values)
     P = (vectors * factors) @ vectors.T
     K = (vectors * (values * factors)) @ vectors.T
+    return (K + K.T) / 2, P
+
+
+def _transform_on_device(xp, K0, transform: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`spectrum_transform` of an array of another namespace: the eigendecomposition and the
+    two products on its device, the results copied to the host."""
+    if transform in ("none", "shift"):
+        K = to_numpy(K0, copy=True)
+        return (K, None) if transform == "none" else spectrum_transform(K, transform)
+    values, vectors = xp.linalg.eigh(K0)
+    factors = xp.astype(values > 0, values.dtype) if transform == "denoise" else xp.sign(values)
+    P = to_numpy((vectors * factors) @ vectors.T)
+    K = to_numpy((vectors * (values * factors)) @ vectors.T)
     return (K + K.T) / 2, P
 
 
