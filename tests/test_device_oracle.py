@@ -280,3 +280,23 @@ def test_the_baselines_take_device_arrays(name):
     cpu = getattr(indkernel, name)(C=10.0).fit(K, y[:60])
     device = getattr(indkernel, name)(C=10.0).fit(xps.asarray(K), xps.asarray(y[:60]))
     assert np.allclose(device.decision_function(xps.asarray(K_test)), cpu.decision_function(K_test), atol=1e-6)
+
+
+@needs_strict
+def test_a_device_kernel_gets_the_hosts_errors_before_any_work():
+    K0, y = digits_simpson(20, 0)
+    with pytest.raises(ValueError, match="square"):
+        SVMProblem(xps.asarray(K0[:, :19]), y)
+    bad = K0.copy()
+    bad[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf"):
+        SVMProblem(xps.asarray(bad), y)
+    skew = K0.copy()
+    skew[0, 1] += 1e-3
+    with pytest.raises(ValueError, match="not symmetric"):
+        SVMProblem(xps.asarray(skew), y)
+    with pytest.raises(TypeError, match="real numbers"):
+        SVMProblem(xps.asarray(K0.astype(np.complex128)), y)
+    # symmetrized where asked, as on the host
+    symmetrized = SVMProblem(xps.asarray(skew), y, symmetrize=True)
+    assert np.array_equal(symmetrized.K0, SVMProblem(skew, y, symmetrize=True).K0)
