@@ -162,7 +162,7 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False, de
                fallbacks=getattr(problem.oracle, "fallbacks", 0))
     if device is not None:  # the fit's peak (the problem, its decomposition, the solves)
         row["peak_fit_n2"] = device.peak_bytes() / (8.0 * len(y) ** 2)
-        row["measured_backward"] = problem.oracle._decomposition[3]
+        row["measured_backward"] = problem.oracle.measured_backward
     if denoise:  # the baseline on the same route: its eigendecomposition there, libsvm on the host
         row["denoise_s"] = timed(lambda: SpectrumSVC("denoise", C=C).fit(K, y), sync)[1]
     row["_values"] = values

@@ -300,3 +300,14 @@ def test_a_device_kernel_gets_the_hosts_errors_before_any_work():
     # symmetrized where asked, as on the host
     symmetrized = SVMProblem(xps.asarray(skew), y, symmetrize=True)
     assert np.array_equal(symmetrized.K0, SVMProblem(skew, y, symmetrize=True).K0)
+
+
+@needs_strict
+def test_a_device_problem_says_its_spectrum():
+    K0, y = digits_simpson(30, 0)
+    problem = SVMProblem(xps.asarray(K0), y)
+    assert "not computed yet" in repr(problem)
+    cpu = SVMProblem(K0, y)
+    problem.oracle.prepare()
+    cpu.oracle.prepare()
+    assert "eigenvalues negative" in repr(problem) and repr(problem) == repr(cpu)

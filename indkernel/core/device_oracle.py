@@ -267,21 +267,23 @@ class DeviceRankOneProxy:
         return self.xp.asarray(np.ascontiguousarray(v, dtype=np.float64), device=self.device)
 
     @cached_property
-    def _decomposition(self):
-        """``(d on the host, d and V0 on the device, the measured backward error)``."""
+    def spectrum(self) -> tuple[np.ndarray, Any]:
+        """``(d, V0)``: the eigenvalues ascending (NumPy) and the eigenvectors (on the device), with
+        the decomposition's backward error measured once (:attr:`measured_backward`)."""
         xp = self.xp
         d, V0 = xp.linalg.eigh(self.K0_device)
-        return to_numpy(d).copy(), d, V0, backward_error(xp, self.K0_device, d, V0)
+        self._measured_backward = backward_error(xp, self.K0_device, d, V0)
+        return to_numpy(d, copy=True), V0
 
     @property
-    def spectrum(self) -> tuple[np.ndarray, Any]:
-        """``(d, V0)``: the eigenvalues ascending (NumPy) and the eigenvectors (on the device)."""
-        d, _, V0, _ = self._decomposition
-        return d, V0
+    def measured_backward(self) -> float:
+        """The relative backward error of the device's decomposition of K0 (:func:`backward_error`)."""
+        self.prepare()
+        return self._measured_backward
 
     def prepare(self) -> None:
         """The eigendecomposition of K0 now, not at the first point."""
-        self._decomposition  # noqa: B018 (a cached property)
+        self.spectrum  # noqa: B018 (a cached property)
 
     @property
     def norm(self) -> float:
@@ -297,7 +299,7 @@ class DeviceRankOneProxy:
     def gamma(self) -> float:
         """The relative backward error every allowance takes for the device's eigendecomposition
         of K0: LAPACK's ``ROUNDOFF_FACTOR·n·u`` or the measured one, whichever is larger."""
-        return max(ROUNDOFF_FACTOR * self.K0.shape[0] * UNIT_ROUNDOFF, self._decomposition[3])
+        return max(ROUNDOFF_FACTOR * self.K0.shape[0] * UNIT_ROUNDOFF, self.measured_backward)
 
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         """The point of ``K0 + uuᵀ/(4ρ)`` (u a NumPy vector; its products take and give NumPy vectors)."""
