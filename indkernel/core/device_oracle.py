@@ -42,12 +42,11 @@ import numpy as np
 
 from . import rank_one
 from .namespace import device_of, to_numpy
-from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, clipped_allowances, roundoff_allowances
+from .proxy import ProxyPoint, clipped_allowances, roundoff_allowances
 
 #: Elements of one block of rows of the (roots × poles) arrays: 256 MiB of float64, so the zero
 #: finder's few temporaries stay well under an n×n array at large n.
 BLOCK_ELEMENTS = 2**25
-EPS = float(np.finfo(np.float64).eps)
 
 
 def backward_error(xp, K0, d, V0) -> float:
@@ -139,7 +138,7 @@ class SecularRoots:
             del D, T, S, on_left
             f = 1.0 / rho + psi + phi
             bound = bound_factor * (phi - psi) + 2.0 / rho + xp.abs(tau) * (dpsi + dphi)
-            converged = (xp.abs(f) <= EPS * bound) & (count > 0)  # (the first point is a midpoint, not a root)
+            converged = (xp.abs(f) <= rank_one.EPS * bound) & (count > 0)  # (the first point is a midpoint, not a root)
             lower = xp.where(f > 0, lower, xp.maximum(lower, tau))
             upper = xp.where(f <= 0, upper, xp.minimum(upper, tau))
             dl, dr = pole_left - tau, pole_right - tau
@@ -295,12 +294,6 @@ class DeviceRankOneProxy:
         """``‖K0‖_F``."""
         return float(np.linalg.norm(self.K0))
 
-    @property
-    def gamma(self) -> float:
-        """The relative backward error every allowance takes for the device's eigendecomposition
-        of K0: LAPACK's ``ROUNDOFF_FACTOR·n·u`` or the measured one, whichever is larger."""
-        return max(ROUNDOFF_FACTOR * self.K0.shape[0] * UNIT_ROUNDOFF, self.measured_backward)
-
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         """The point of ``K0 + uuᵀ/(4ρ)`` (u a NumPy vector; its products take and give NumPy vectors)."""
         if rho == np.inf:
@@ -326,11 +319,7 @@ class DeviceRankOneProxy:
         d_plus, z = np.maximum(d, 0.0), transposed(u)
         uu = float(u @ u)
         value, magnitude = -0.5 * float(z @ (d_plus * z)), float(np.abs(d) @ (z * z))
-        errors = clipped_allowances(u.size, self.frobenius, self.norm, uu, magnitude)
-        gamma = self.gamma
-        if gamma > ROUNDOFF_FACTOR * u.size * UNIT_ROUNDOFF:  # the measured error, where larger
-            delta = gamma * self.frobenius
-            errors = (0.5 * (gamma * magnitude + delta * uu), delta + gamma * self.norm, delta)
+        errors = clipped_allowances(u.size, self.frobenius, self.norm, uu, magnitude, self.measured_backward)
 
         def multiply(v: np.ndarray) -> np.ndarray:
             return product(d_plus * transposed(v))
@@ -386,7 +375,7 @@ class DeviceRankOneProxy:
         lowest = values[negative]
         value = -0.5 * float(z @ (d * z)) - sigma * uu * uu / 4.0 + rho * float(lowest @ lowest)
         magnitude = float(np.abs(d) @ (z * z))
-        backward = max(4 * np.sqrt(u.size) * found_backward, self.gamma)
+        backward = max(4 * np.sqrt(u.size) * found_backward, self.measured_backward)
         errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, lowest, magnitude, backward)
 
         def rotated(v: np.ndarray) -> np.ndarray:
@@ -481,7 +470,7 @@ class DeviceRankOneProxy:
         d, V0 = self.spectrum
         magnitude = float(np.abs(d) @ to_numpy(V0.T @ u_device) ** 2)
         errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, uu, rho, values[negative], magnitude,
-                                     self.gamma)
+                                     self.measured_backward)
 
         def make_kernel() -> np.ndarray:
             K = self.K0 + sigma * np.outer(u, u) - to_numpy((N * lam) @ N.T)

@@ -126,11 +126,11 @@ def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: floa
 
 
 def clipped_allowances(n: int, K0_frobenius: float, K0_norm: float, uu: float,
-                       uK0u_magnitude: float) -> tuple[float, float, float]:
+                       uK0u_magnitude: float, backward: float = 0.0) -> tuple[float, float, float]:
     """:func:`roundoff_allowances` of a point at ρ = ∞: ``K̃ = (K0 + E)_+`` with ``‖E‖_F <= δ =
     γ‖K0‖_F`` is within δ of ``(K0)_+``, so ``-½uᵀK̃u`` within ``½δ‖u‖²`` of φ, besides the sums'
-    ``γ`` times their magnitude."""
-    gamma = ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF
+    ``γ = max(ROUNDOFF_FACTOR·n·u, backward)`` times their magnitude."""
+    gamma = max(ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF, backward)
     delta = gamma * K0_frobenius
     return float(0.5 * (gamma * uK0u_magnitude + delta * uu)), float(delta + gamma * K0_norm), float(delta)
 

@@ -48,7 +48,7 @@ import numpy as np
 from .._progress import if_slow
 from .projection import compile_projection, read_only
 
-EPS = np.finfo(np.float64).eps
+EPS = float(np.finfo(np.float64).eps)
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
 MAX_STEPS = 100
 #: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
