@@ -7,7 +7,7 @@ import pytest
 import scipy.linalg
 from problems import digits_simpson, random_indefinite
 
-from indkernel import IndefiniteSVC, IndefiniteSVR, SVMProblem, solve
+from indkernel import IndefiniteSVC, IndefiniteSVR, PerturbSVC, SVMProblem, solve
 from indkernel.core import device_oracle
 from indkernel.core.device_oracle import DeviceRankOneProxy, SecularRoots, backward_error
 from indkernel.core.namespace import foreign_namespace, to_numpy
@@ -323,3 +323,25 @@ def test_a_device_problem_says_its_spectrum():
     problem.oracle.prepare()
     cpu.oracle.prepare()
     assert "eigenvalues negative" in repr(problem) and repr(problem) == repr(cpu)
+
+
+@needs_strict
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_an_estimator_checks_and_copies_a_device_kernel_once(multi_class, monkeypatch):
+    """The fit checks the device similarity and copies it to the host once; its problems take the
+    checked pair (and their blocks of it) without a second check or copy."""
+    from sklearn.datasets import load_digits
+
+    from indkernel.core import namespace
+    from indkernel.kernels import simpson
+
+    checks, copies, real_copy = [], [], namespace.to_numpy
+    monkeypatch.setattr(namespace, "check_asymmetry", lambda *args: checks.append(args))
+    monkeypatch.setattr(namespace, "to_numpy", lambda x, **kw: (copies.append(x.shape) if x.ndim == 2 else None)
+                        or real_copy(x, **kw))
+    digits = load_digits()
+    K = simpson(digits.data[:90])
+    IndefiniteSVC(C=10, rho=1, multi_class=multi_class).fit(xps.asarray(K), digits.target[:90] % 3)
+    assert len(checks) == 1 and copies == [(90, 90)]
+    with pytest.raises(ValueError, match="no device route"):
+        PerturbSVC(multi_class=multi_class).fit(xps.asarray(K @ K), digits.target[:90] % 3)

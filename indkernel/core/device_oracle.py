@@ -514,6 +514,10 @@ class DeviceDividedDifferences:
         return self.diagonal * q + self.sigma * self.p * self._gamma(self.p * q)
 
 
+#: Why a Mercer kernel's problem (PerturbSVM) is refused on a device array.
+NO_MERCER_ROUTE = "PerturbSVM (the Mercer penalty) has no device route yet: pass K0 as a NumPy array"
+
+
 def device_oracle(K0: np.ndarray, like, penalty, oracle, *, copy: bool = False) -> DeviceRankOneProxy:
     """The oracle of a problem whose K0 came as an array of another namespace: the rank-one oracle
     on its device, on the oracle's kernel K0 (validated, and scaled for a componentwise penalty,
@@ -532,7 +536,7 @@ def device_oracle(K0: np.ndarray, like, penalty, oracle, *, copy: bool = False) 
     if isinstance(oracle, DeviceRankOneProxy):  # shared by the problems on one K0 (one-vs-rest)
         return oracle
     if isinstance(penalty, Mercer):
-        raise ValueError("PerturbSVM (the Mercer penalty) has no device route yet: pass K0 as a NumPy array")
+        raise ValueError(NO_MERCER_ROUTE)
     if oracle != "rank-one":
         raise ValueError(f"on a device array the oracle is 'rank-one' (its O(n²) update runs there); got oracle={oracle!r}: "
                          "pass K0 as a NumPy array for the others")

@@ -9,6 +9,7 @@ not need); lists and NumPy arrays are NumPy's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -69,13 +70,40 @@ def device_of(x):
     return array_api_compat.device(x)
 
 
+@dataclass(frozen=True)
+class CheckedOnDevice:
+    """A similarity :func:`checked_kernel` has validated on its device: its read-only host copy and
+    its device array. Problems take it as K0 without checking or copying it again (an estimator's
+    problems on one training similarity)."""
+
+    host: np.ndarray
+    device: Any
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.host.shape
+
+    def rows(self, rows: np.ndarray) -> CheckedOnDevice:
+        """The block on ``rows`` (a principal block of a symmetric matrix: symmetric, so still checked)."""
+        host = self.host[np.ix_(rows, rows)]
+        host.setflags(write=False)
+        import array_api_compat
+
+        xp = array_api_compat.array_namespace(self.device)
+        taken = xp.asarray(rows, device=device_of(self.device))
+        return CheckedOnDevice(host, xp.take(xp.take(self.device, taken, axis=0), taken, axis=1))
+
+
 def checked_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> tuple[np.ndarray, Any]:
     """``(K0 validated, its array on the device or None)``: :func:`indkernel._validation.check_kernel`
     for NumPy input; an array of another namespace (:func:`foreign_namespace`) is checked where it
     lives (square, real, finite, symmetric: the same errors, no n×n work on the host), symmetrized
     there if it is not exactly, and copied once to a read-only NumPy array for the host's part of
     the problem. The device array is the caller's when it is exactly symmetric float64 (used as it
-    is: not to be changed while the problem is in use)."""
+    is: not to be changed while the problem is in use). A :class:`CheckedOnDevice` is returned as
+    it is."""
+    if isinstance(K0, CheckedOnDevice):
+        return K0.host, K0.device
     xp = foreign_namespace(K0)
     if xp is None:
         return check_kernel(K0, symmetrize=symmetrize, name=name), None

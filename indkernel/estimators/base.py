@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from .._progress import tqdm
 from .._validation import check_memory, check_symmetric, check_two_samples
-from ..core.namespace import checked_kernel, device_of, foreign_namespace, to_numpy
+from ..core.namespace import CheckedOnDevice, checked_kernel, device_of, foreign_namespace, to_numpy
 from ..core.proxy import EighProxy, RankOneProxy, decompose_concurrently
 from ..core.rank_one import compile_oracle
 from ..kernels import NAMED_KERNELS, by_name
@@ -104,9 +104,9 @@ class BaseIndefiniteMachine(BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"with kernel='precomputed', fit takes the square train×train similarity matrix; "
                                  f"got shape {X.shape}")
-            if on_device:  # (its host copy is the model's own, read-only)
+            if on_device:  # (its host copy is the model's own, read-only; the problems check it no more)
                 self._K0 = X
-                return device_X, y, weights
+                return CheckedOnDevice(X, device_X), y, weights
             check_symmetric(X, "X", "with kernel='precomputed' X is the train×train similarity matrix: if "
                          "it holds features instead, pass kernel='rbf' (or another kernel by name, or a callable); "
                          "if it is a similarity, symmetrize it first, (X + X.T) / 2")
@@ -315,14 +315,11 @@ def _owned(array: np.ndarray) -> np.ndarray:
 
 
 def _rows_of(K0, rows: np.ndarray):
-    """The block of K0 on ``rows`` (K0 itself when they are all of its rows), in K0's namespace."""
+    """The block of K0 on ``rows`` (K0 itself when they are all of its rows), a NumPy array or a
+    :class:`indkernel.core.namespace.CheckedOnDevice`."""
     if rows.size == K0.shape[0]:
         return K0
-    xp = foreign_namespace(K0)
-    if xp is None:
-        return K0[np.ix_(rows, rows)]
-    taken = xp.asarray(rows, device=device_of(K0))
-    return xp.take(xp.take(K0, taken, axis=0), taken, axis=1)
+    return K0.rows(rows) if isinstance(K0, CheckedOnDevice) else K0[np.ix_(rows, rows)]
 
 
 def in_namespace_of(X, result: np.ndarray):

@@ -35,8 +35,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._validation import CLASS_WEIGHT_RULES, sample_class_weights
-from ..core.device_oracle import DeviceRankOneProxy
-from ..core.namespace import checked_kernel
+from ..core.device_oracle import NO_MERCER_ROUTE, DeviceRankOneProxy
+from ..core.namespace import CheckedOnDevice, checked_kernel
 from ..core.one_class_problem import OneClassProblem
 from ..core.proxy import MercerProxy, make_oracle, psd_part
 from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
@@ -284,6 +284,8 @@ class PerturbSVC(IndefiniteSVC):
 
     def _shared_oracle(self, K0):
         """K0 checked (and clipped) once for every one-vs-rest problem (:func:`indkernel.core.proxy.psd_part`)."""
+        if isinstance(K0, CheckedOnDevice):
+            raise ValueError(NO_MERCER_ROUTE)
         return MercerProxy(*psd_part(K0))
 
     def _kernel_oracle(self, K0: np.ndarray):
