@@ -34,9 +34,9 @@ from sklearn.base import ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import CLASS_WEIGHT_RULES, sample_class_weights
+from .._validation import CLASS_WEIGHT_RULES, check_kernel, sample_class_weights
 from ..core.device_oracle import NO_MERCER_ROUTE, DeviceRankOneProxy
-from ..core.namespace import CheckedOnDevice, checked_kernel
+from ..core.namespace import CheckedOnDevice
 from ..core.one_class_problem import OneClassProblem
 from ..core.proxy import MercerProxy, make_oracle, psd_part
 from ..core.svm_problem import LOSSES, PerturbSVMProblem, SVMProblem
@@ -206,6 +206,9 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
             C, class_weight = C * sample_class_weights(class_weight, index, self.classes_), None
         K_rows, shared = _rows_of(K0, rows), None
         if len(tasks) > 1 and self.multi_class == "ovr":  # one K0 and one oracle for every problem
+            if not isinstance(K_rows, CheckedOnDevice):  # (one checked there already)
+                K_rows = check_kernel(K_rows)
+                K_rows.setflags(write=False)
             shared = self._shared_oracle(K_rows)
         problems = [self._problem(K_rows if task.rows.size == rows.size else _rows_of(K0, task.rows), task.labels,
                                   C[task.rows], class_weight, shared) for task in tasks]
@@ -234,10 +237,10 @@ class IndefiniteSVC(ClassifierMixin, BaseIndefiniteMachine):
 
     def _shared_oracle(self, K0):
         """The oracle of K0 that every one-vs-rest problem uses (its eigendecomposition is computed
-        once, on first use); on K0's device for an array of another namespace."""
-        K0, like = checked_kernel(K0)
-        K0.setflags(write=False)
-        return make_oracle("rank-one", K0) if like is None else DeviceRankOneProxy(K0, like)
+        once, on first use); on its device for a similarity of another namespace."""
+        if isinstance(K0, CheckedOnDevice):
+            return DeviceRankOneProxy(K0.host, K0.device)
+        return make_oracle("rank-one", K0)
 
     def _check_targets(self, y, weights: np.ndarray) -> None:
         check_classification_targets(y)

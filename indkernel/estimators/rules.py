@@ -100,7 +100,7 @@ def linear_decisions(cross, coefficients: np.ndarray, intercepts: np.ndarray) ->
     if xp is None:
         return cross @ coefficients.T + intercepts
     on_device = xp.asarray(np.ascontiguousarray(coefficients.T), device=device_of(cross))
-    return to_numpy(xp.astype(cross, xp.float64) @ on_device) + intercepts
+    return to_numpy(xp.astype(cross, xp.float64, copy=False) @ on_device) + intercepts
 
 
 class ConsistentFlip(Consistent):
