@@ -44,6 +44,7 @@ import pandas as pd
 import scipy.linalg
 
 from indkernel import SpectrumSVC, SVMProblem, solve
+from indkernel.core.namespace import to_numpy
 from indkernel.core.rank_one import compile_oracle
 from indkernel.datasets import load_usps
 from indkernel.kernels import simpson
@@ -57,47 +58,36 @@ class Device:
     """The namespace the device route runs on, its device, a clock that waits for it, and its peak memory."""
 
     def __init__(self, name: str):
-        self.name = name
         if name == "torch":
+            import array_api_compat.torch
             import torch
 
-            self.torch = torch
+            self.torch, self.xp = torch, array_api_compat.torch
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
             self.label = torch.cuda.get_device_name() if self.device == "cuda" else "torch CPU"
         else:
             import array_api_strict
 
-            self.torch, self.device, self.label = None, None, "array-api-strict (CPU)"
-            self.xp = array_api_strict
+            self.torch, self.xp, self.device, self.label = None, array_api_strict, None, "array-api-strict (CPU)"
+        self.on_cuda = self.device == "cuda"
 
     def asarray(self, K: np.ndarray):
-        if self.torch is not None:
-            return self.torch.asarray(K, device=self.device)
-        return self.xp.asarray(K)
+        return self.xp.asarray(K, device=self.device)
+
+    def eigh(self, K):
+        return self.xp.linalg.eigh(K)
 
     def sync(self) -> None:
-        if self.torch is not None and self.device == "cuda":
+        if self.on_cuda:
             self.torch.cuda.synchronize()
 
     def reset_peak(self) -> None:
-        if self.torch is not None and self.device == "cuda":
+        if self.on_cuda:
             self.torch.cuda.empty_cache()
             self.torch.cuda.reset_peak_memory_stats()
 
     def peak_bytes(self) -> float:
-        if self.torch is not None and self.device == "cuda":
-            return float(self.torch.cuda.max_memory_allocated())
-        return float("nan")
-
-    def eigh(self, K):
-        if self.torch is not None:
-            return self.torch.linalg.eigh(K)
-        return self.xp.linalg.eigh(K)
-
-    def to_numpy(self, x) -> np.ndarray:
-        from indkernel.core.namespace import to_numpy
-
-        return to_numpy(x)
+        return float(self.torch.cuda.max_memory_allocated()) if self.on_cuda else float("nan")
 
 
 def usps_case(size: int | None, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -132,7 +122,7 @@ def run_route(route: str, K, y, device: Device | None, profile: bool = False, de
     if device is not None:
         device.reset_peak()
         (values, vectors), eigh_seconds = timed(lambda: device.eigh(K), sync)
-        values = device.to_numpy(values)
+        values = to_numpy(values)
         del vectors  # (not held through the fit: the peak memory is the fit's)
     else:
         (values, _), eigh_seconds = timed(lambda: scipy.linalg.eigh(K), sync)
