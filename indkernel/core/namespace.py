@@ -81,6 +81,7 @@ class CheckedOnDevice:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The matrix's shape, (n, n)."""
         return self.host.shape
 
     def rows(self, rows: np.ndarray) -> CheckedOnDevice:
