@@ -106,12 +106,12 @@ def stages(sizes=(250, 2000), repeats: int = 35, pause: float = 0.5, seed: int =
         u, sigma, r = y * points[0], 1.0 / (4.0 * problem.rho), rng.standard_normal(n)  # u(α) = yα
         count = threads.threads_for(n)
         with threads.limited_threads(count):
-            z = rank_one.transposed_product(V0, u)
+            z = rank_one.transposed_product(V0, u, count)
             eigen = rank_one.rank_one_eigen(d, z, sigma)
             side = eigen.values < 0
             parts = {"secular equation": lambda: rank_one.rank_one_eigen(d, z, sigma),
                      "eigenvector sums": lambda: eigen.eigenvector_sums(side, r[:side.sum()]),
-                     "products with V0": lambda: (rank_one.transposed_product(V0, u),
+                     "products with V0": lambda: (rank_one.transposed_product(V0, u, count),
                                                   rank_one.product(V0, z, count))}
             oracle_call(problem, points[-1:])()  # warm-up
             time.sleep(pause)  # (as in measure)

@@ -86,8 +86,8 @@ def test_the_zero_finder_converges_fast(kind):
 def test_products_with_the_eigenvectors_match_numpy(order):
     rng = np.random.default_rng(7)
     V, u = np.asarray(rng.standard_normal((300, 300)), order=order), rng.standard_normal(300)
-    np.testing.assert_allclose(rank_one.transposed_product(V, u), V.T @ u, rtol=0, atol=1e-12)
-    for threads in (1, 2, 5):
+    for threads in (1, 2, 5):  # one thread: the loops run in the caller's thread, no launch of numba's pool
+        np.testing.assert_allclose(rank_one.transposed_product(V, u, threads), V.T @ u, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rank_one.product(V, u, threads), V @ u, rtol=0, atol=1e-12)
 
 

@@ -83,7 +83,7 @@ def _apply(positive, negative, G, diagonal, p, sigma, q):
 @numba.njit(cache=True, error_model="numpy")
 def _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma, v, threads):
     """:func:`rank_one_curvature_product` on the arrays of its divided differences."""
-    q = transposed_product(W, transposed_product(V0, v))
+    q = transposed_product(W, transposed_product(V0, v, threads), threads)
     return product(V0, product(W, _apply(positive, negative, G, diagonal, p, sigma, q), threads), threads)
 
 

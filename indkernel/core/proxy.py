@@ -327,7 +327,7 @@ class RankOneProxy(EighProxy):
         def multiply(v: np.ndarray) -> np.ndarray:
             """``K*v = V0 t``: ``t = WΛWᵀs`` (or ``A's - WΛWᵀs``) with ``s = V0ᵀv``, in V0 coordinates."""
             with limited_threads(threads):
-                s = rank_one.transposed_product(V0, v)
+                s = rank_one.transposed_product(V0, v, threads)
                 t = eigen.eigenvector_sums(side, np.zeros(values.size), s)[0]
                 if use_negative:
                     t = d * s + sigma * (z @ s) * z - t
@@ -352,7 +352,7 @@ class RankOneProxy(EighProxy):
             positive = eigen.values > 0
             few = positive.sum() <= positive.size // 2
             with limited_threads(threads):
-                s = rank_one.transposed_product(V0, v)
+                s = rank_one.transposed_product(V0, v, threads)
                 t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
                 return rank_one.product(V0, t, threads)
 

@@ -56,6 +56,15 @@ MAX_STEPS = 100
 _SUMS = {"reassoc", "contract"}
 
 
+def _threaded() -> dict:
+    """numba's parallel options of the functions below: only their ``prange`` loops go to numba's
+    threads (by default numba also spreads every array expression over them, one launch of its
+    thread pool each), and given one thread each of them runs its loop in the calling thread, no
+    launch at all. Small problems run on one thread (:func:`indkernel.core.threads.threads_for`):
+    there the launches had taken a quarter of an oracle point's time (n = 50 to 250)."""
+    return {"comprehension": False, "inplace_binop": False, "setitem": False, "numpy": False, "stencil": False}
+
+
 class SecularEquationError(RuntimeError):
     """The zero finder did not converge for a root."""
 
@@ -225,7 +234,26 @@ def _find_root(d, z2, rho, j, p, q):
     return -1, tau, MAX_STEPS
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=True)
+@numba.njit(cache=True, error_model="numpy")
+def _roots_of_chunk(d, z2, rho, origin, tau, product, start, stop, counts):
+    """Roots ``start`` to ``stop - 1`` of :func:`_secular_roots`, their factors multiplied into
+    ``product``; ``counts``: (failures, evaluations) added."""
+    K = d.size
+    p, q = np.empty(K), np.empty(K)
+    for j in range(start, stop):
+        o, t, count = _find_root(d, z2, rho, j, p, q)
+        counts[1] += count
+        if o < 0:
+            counts[0] += 1
+            continue
+        origin[j], tau[j] = o, t
+        own, dj = product[j], d[j]
+        for i in range(K):
+            product[i] *= (d[i] - dj) * q[i]
+        product[j] = own * q[j]
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
 def _secular_roots(d, z, rho, origin, tau, threads):
     """All roots (into ``origin``, ``τ``) and the Löwner vector ẑ, accumulated root by root.
 
@@ -237,28 +265,19 @@ def _secular_roots(d, z, rho, origin, tau, threads):
     z2 = z * z
     chunks = min(threads, K)
     inverse = np.ones((chunks, K))
-    failures, evaluations = np.zeros(chunks, np.int64), np.zeros(chunks, np.int64)
-    for c in numba.prange(chunks):
-        p, q = np.empty(K), np.empty(K)
-        product = inverse[c]
-        for j in range(c * K // chunks, (c + 1) * K // chunks):
-            o, t, count = _find_root(d, z2, rho, j, p, q)
-            evaluations[c] += count
-            if o < 0:
-                failures[c] += 1
-                continue
-            origin[j], tau[j] = o, t
-            own, dj = product[j], d[j]
-            for i in range(K):
-                product[i] *= (d[i] - dj) * q[i]
-            product[j] = own * q[j]
+    counts = np.zeros((chunks, 2), np.int64)
+    if chunks == 1:
+        _roots_of_chunk(d, z2, rho, origin, tau, inverse[0], 0, K, counts[0])
+    else:
+        for c in numba.prange(chunks):
+            _roots_of_chunk(d, z2, rho, origin, tau, inverse[c], c * K // chunks, (c + 1) * K // chunks, counts[c])
     z_hat = np.empty(K)
     for i in range(K):
         total = 1.0
         for c in range(chunks):
             total *= inverse[c, i]
         z_hat[i] = np.copysign(np.sqrt(max(-1.0 / total, 0.0) / rho), z[i])
-    return z_hat, failures.sum(), evaluations.sum()
+    return z_hat, counts[:, 0].sum(), counts[:, 1].sum()
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -279,66 +298,98 @@ def _dot(a, b):
     return s
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=True)
-def _eigenvectors(d, z_hat, origin, tau, roots):
+@numba.njit(cache=True, error_model="numpy")
+def _unit_column(d, z_hat, origin, tau, j, out):
+    """The normalized eigenvector of root j into ``out``."""
+    norm = _column(d, z_hat, origin[j], tau[j], out)
+    for i in range(out.size):
+        out[i] /= norm
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
+def _eigenvectors(d, z_hat, origin, tau, roots, threads):
     """Normalized eigenvectors for the roots ``roots``, as an (m, K) array (one row each)."""
     X = np.empty((roots.size, d.size))
-    for k in numba.prange(roots.size):
-        j = roots[k]
-        norm = _column(d, z_hat, origin[j], tau[j], X[k])
-        X[k] /= norm
+    if threads == 1:
+        for k in range(roots.size):
+            _unit_column(d, z_hat, origin, tau, roots[k], X[k])
+    else:
+        for k in numba.prange(roots.size):
+            _unit_column(d, z_hat, origin, tau, roots[k], X[k])
     return X
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=True)
+@numba.njit(cache=True, error_model="numpy")
+def _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, start, stop, sums):
+    """The terms ``start`` to ``stop - 1`` of :func:`_eigenvector_sums` added to ``sums`` (3, K)."""
+    w = np.empty(d.size)
+    t, x, y = sums[0], sums[1], sums[2]
+    for k in range(start, stop):
+        j = roots[k]
+        norm = _column(d, z_hat, origin[j], tau[j], w)
+        a, b = lam[k] * _dot(w, z) / (norm * norm), r[k] / norm
+        for i in range(d.size):
+            t[i] += a * w[i]
+            x[i] += b * w[i]
+            y[i] += lam[k] * b * w[i]
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
 def _eigenvector_sums(d, z_hat, origin, tau, roots, lam, z, r, threads):
     """With ``W`` the normalized eigenvectors of ``roots`` (never stored) and ``Λ = diag(lam)``:
     ``(WΛWᵀz, Wr, WΛr)``, one column at a time, the columns split between threads."""
     K, m = d.size, roots.size
     chunks = max(min(threads, m), 1)
     sums = np.zeros((chunks, 3, K))
-    for c in numba.prange(chunks):
-        w = np.empty(K)
-        t, x, y = sums[c, 0], sums[c, 1], sums[c, 2]
-        for k in range(c * m // chunks, (c + 1) * m // chunks):
-            j = roots[k]
-            norm = _column(d, z_hat, origin[j], tau[j], w)
-            a, b = lam[k] * _dot(w, z) / (norm * norm), r[k] / norm
-            for i in range(K):
-                t[i] += a * w[i]
-                x[i] += b * w[i]
-                y[i] += lam[k] * b * w[i]
+    if chunks == 1:
+        _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, 0, m, sums[0])
+    else:
+        for c in numba.prange(chunks):
+            _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, c * m // chunks, (c + 1) * m // chunks, sums[c])
     total = sums.sum(axis=0)
     return total[0], total[1], total[2]
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=True, fastmath=_SUMS)
-def transposed_product(V: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``Vᵀu`` for a Fortran-ordered V (its columns contiguous), one dot product per column.
+@numba.njit(cache=True, error_model="numpy", parallel=_threaded(), fastmath=_SUMS)
+def transposed_product(V: np.ndarray, u: np.ndarray, threads: int) -> np.ndarray:
+    """``Vᵀu`` for a Fortran-ordered V (its columns contiguous), one dot product per column, on
+    numba's threads (``threads == 1``: in the calling thread).
 
     The rank-one oracle's products with ``V0`` are done here rather than by BLAS: between them
     run numba's threads, and BLAS threads left spinning after a product slowed those down
     several-fold."""
     VT = V.T
     out = np.empty(VT.shape[0])
-    for j in numba.prange(VT.shape[0]):
-        out[j] = _dot(VT[j], u)
+    if threads == 1:
+        for j in range(VT.shape[0]):
+            out[j] = _dot(VT[j], u)
+    else:
+        for j in numba.prange(VT.shape[0]):
+            out[j] = _dot(VT[j], u)
     return out
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=True)
+@numba.njit(cache=True, error_model="numpy")
+def _columns_sum(VT, s, start, stop, part):
+    """``part += Σ_j s_j V[:, j]`` over the columns ``start`` to ``stop - 1``."""
+    for j in range(start, stop):
+        column, sj = VT[j], s[j]
+        for i in range(part.size):
+            part[i] += sj * column[i]
+
+
+@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
 def product(V: np.ndarray, s: np.ndarray, threads: int) -> np.ndarray:
     """``Vs`` for a Fortran-ordered V: each thread sums its share of the scaled columns."""
     VT = V.T
     m, n = VT.shape
     chunks = max(min(threads, m), 1)
     parts = np.zeros((chunks, n))
+    if chunks == 1:
+        _columns_sum(VT, s, 0, m, parts[0])
+        return parts[0]
     for c in numba.prange(chunks):
-        part = parts[c]
-        for j in range(c * m // chunks, (c + 1) * m // chunks):
-            column, sj = VT[j], s[j]
-            for i in range(n):
-                part[i] += sj * column[i]
+        _columns_sum(VT, s, c * m // chunks, (c + 1) * m // chunks, parts[c])
     return parts.sum(axis=0)
 
 
@@ -502,7 +553,7 @@ def _point(d, V0, u, rho, probe, threads):
     decomposition of ``diag(d) + σzzᵀ`` (``σ = 1/(4ρ)``), the sums over the eigenvectors of its
     smaller side, the check along ``probe``, ``K*u`` and φ."""
     sigma = 1.0 / (4.0 * rho)
-    z = transposed_product(V0, u)
+    z = transposed_product(V0, u, threads)
     decomposition = _decomposition(d, z, sigma, threads)
     values, source, kept, poles, z_hat, origin, tau, z_rotated, rotations, _, failures = decomposition
     n = u.size
@@ -558,9 +609,9 @@ class RankOneEigen:
         source = self._source[select]
         roots = source >= 0
         if self._kept.size == self.n:  # nothing deflated, nothing rotated: one array, no copy
-            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source).T
+            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source, numba.get_num_threads()).T
         X = np.zeros((source.size, self.n))  # one row per vector; transposed on return
-        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots])
+        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots], numba.get_num_threads())
         X[np.ix_(np.flatnonzero(roots), self._kept)] = rows
         deflated = np.flatnonzero(~roots)
         X[deflated, -1 - source[deflated]] = 1.0
@@ -614,7 +665,7 @@ def _compile() -> None:
     frozen.flags.writeable = False
     for V in (writable, frozen):
         for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
-            transposed_product(V, u)
+            transposed_product(V, u, 1)
             product(V, u, 1)
     rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 1.0, np.ones(2), 1)
     # the device route's host steps (indkernel.core.device_oracle), on the writable arrays it passes
