@@ -56,15 +56,6 @@ MAX_STEPS = 100
 _SUMS = {"reassoc", "contract"}
 
 
-def _threaded() -> dict:
-    """numba's parallel options of the functions below: only their ``prange`` loops go to numba's
-    threads (by default numba also spreads every array expression over them, one launch of its
-    thread pool each), and given one thread each of them runs its loop in the calling thread, no
-    launch at all. Small problems run on one thread (:func:`indkernel.core.threads.threads_for`):
-    there the launches had taken a quarter of an oracle point's time (n = 50 to 250)."""
-    return {"comprehension": False, "inplace_binop": False, "setitem": False, "numpy": False, "stencil": False}
-
-
 class SecularEquationError(RuntimeError):
     """The zero finder did not converge for a root."""
 
@@ -234,6 +225,30 @@ def _find_root(d, z2, rho, j, p, q):
     return -1, tau, MAX_STEPS
 
 
+# The threaded functions below (``parallel=True``) hold their ``prange`` loop and nothing else
+# numba would spread over its threads: an array expression there (``np.zeros``, a sum) is one more
+# launch of numba's thread pool, so their arrays are made and summed by these; and given one
+# thread they run the loop's body in the calling thread, with no launch at all. Small problems
+# run on one thread (:func:`indkernel.core.threads.threads_for`); there the launches had taken a
+# quarter of an oracle point's time (n = 50 to 250).
+@numba.njit(cache=True, error_model="numpy")
+def _zeros(shape):
+    return np.zeros(shape)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _roots_workspace(z, chunks):
+    """z², the chunks' partial products (ones) and their counts (failures, evaluations) for
+    :func:`_secular_roots`."""
+    return z * z, np.ones((chunks, z.size)), np.zeros((chunks, 2), np.int64)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _total(parts):
+    """The sum over the first axis (over the threads' parts)."""
+    return parts.sum(axis=0)
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _roots_of_chunk(d, z2, rho, origin, tau, product, start, stop, counts):
     """Roots ``start`` to ``stop - 1`` of :func:`_secular_roots`, their factors multiplied into
@@ -253,7 +268,7 @@ def _roots_of_chunk(d, z2, rho, origin, tau, product, start, stop, counts):
         product[j] = own * q[j]
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
+@numba.njit(cache=True, error_model="numpy", parallel=True)
 def _secular_roots(d, z, rho, origin, tau, threads):
     """All roots (into ``origin``, ``τ``) and the Löwner vector ẑ, accumulated root by root.
 
@@ -262,22 +277,27 @@ def _secular_roots(d, z, rho, origin, tau, threads):
     its last evaluation: no division. The roots are split into one contiguous chunk per thread,
     each with its own partial product (bounded by interlacing: no over- or underflow)."""
     K = d.size
-    z2 = z * z
     chunks = min(threads, K)
-    inverse = np.ones((chunks, K))
-    counts = np.zeros((chunks, 2), np.int64)
+    z2, inverse, counts = _roots_workspace(z, chunks)
     if chunks == 1:
         _roots_of_chunk(d, z2, rho, origin, tau, inverse[0], 0, K, counts[0])
     else:
         for c in numba.prange(chunks):
             _roots_of_chunk(d, z2, rho, origin, tau, inverse[c], c * K // chunks, (c + 1) * K // chunks, counts[c])
-    z_hat = np.empty(K)
-    for i in range(K):
+    failures, evaluations = _total(counts)
+    return _loewner_vector(z, rho, inverse), failures, evaluations
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _loewner_vector(z, rho, inverse):
+    """ẑ from the partial products of :func:`_secular_roots` (one row per chunk)."""
+    z_hat = np.empty(z.size)
+    for i in range(z.size):
         total = 1.0
-        for c in range(chunks):
+        for c in range(inverse.shape[0]):
             total *= inverse[c, i]
         z_hat[i] = np.copysign(np.sqrt(max(-1.0 / total, 0.0) / rho), z[i])
-    return z_hat, counts[:, 0].sum(), counts[:, 1].sum()
+    return z_hat
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -306,7 +326,7 @@ def _unit_column(d, z_hat, origin, tau, j, out):
         out[i] /= norm
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
+@numba.njit(cache=True, error_model="numpy", parallel=True)
 def _eigenvectors(d, z_hat, origin, tau, roots, threads):
     """Normalized eigenvectors for the roots ``roots``, as an (m, K) array (one row each)."""
     X = np.empty((roots.size, d.size))
@@ -334,23 +354,23 @@ def _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, start, stop, sums):
             y[i] += lam[k] * b * w[i]
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
+@numba.njit(cache=True, error_model="numpy", parallel=True)
 def _eigenvector_sums(d, z_hat, origin, tau, roots, lam, z, r, threads):
     """With ``W`` the normalized eigenvectors of ``roots`` (never stored) and ``Λ = diag(lam)``:
     ``(WΛWᵀz, Wr, WΛr)``, one column at a time, the columns split between threads."""
     K, m = d.size, roots.size
     chunks = max(min(threads, m), 1)
-    sums = np.zeros((chunks, 3, K))
+    sums = _zeros((chunks, 3, K))
     if chunks == 1:
         _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, 0, m, sums[0])
     else:
         for c in numba.prange(chunks):
             _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, c * m // chunks, (c + 1) * m // chunks, sums[c])
-    total = sums.sum(axis=0)
+    total = _total(sums)
     return total[0], total[1], total[2]
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=_threaded(), fastmath=_SUMS)
+@numba.njit(cache=True, error_model="numpy", parallel=True, fastmath=_SUMS)
 def transposed_product(V: np.ndarray, u: np.ndarray, threads: int) -> np.ndarray:
     """``Vᵀu`` for a Fortran-ordered V (its columns contiguous), one dot product per column, on
     numba's threads (``threads == 1``: in the calling thread).
@@ -378,19 +398,19 @@ def _columns_sum(VT, s, start, stop, part):
             part[i] += sj * column[i]
 
 
-@numba.njit(cache=True, error_model="numpy", parallel=_threaded())
+@numba.njit(cache=True, error_model="numpy", parallel=True)
 def product(V: np.ndarray, s: np.ndarray, threads: int) -> np.ndarray:
     """``Vs`` for a Fortran-ordered V: each thread sums its share of the scaled columns."""
     VT = V.T
     m, n = VT.shape
     chunks = max(min(threads, m), 1)
-    parts = np.zeros((chunks, n))
+    parts = _zeros((chunks, n))
     if chunks == 1:
         _columns_sum(VT, s, 0, m, parts[0])
-        return parts[0]
-    for c in numba.prange(chunks):
-        _columns_sum(VT, s, c * m // chunks, (c + 1) * m // chunks, parts[c])
-    return parts.sum(axis=0)
+    else:
+        for c in numba.prange(chunks):
+            _columns_sum(VT, s, c * m // chunks, (c + 1) * m // chunks, parts[c])
+    return _total(parts)
 
 
 @numba.njit(cache=True, error_model="numpy")
