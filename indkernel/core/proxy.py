@@ -25,7 +25,7 @@ import scipy.linalg
 from . import rank_one, threads
 from .curvature import DividedDifferences, rank_one_curvature_product
 from .spectrum_cache import SPECTRA
-from .threads import blas_thread_count, blas_threads, limited_threads, threads_for
+from .threads import blas_thread_count, blas_threads, threads_for
 
 #: Unit round-off of float64, and the factor ``p(n) = ROUNDOFF_FACTOR·n`` taken for LAPACK's
 #: backward error ``‖E‖_F <= p(n)·u·‖A‖_F`` of a symmetric eigendecomposition (LAPACK documents
@@ -293,12 +293,11 @@ class RankOneProxy(EighProxy):
     def __call__(self, u: np.ndarray, rho: float) -> ProxyPoint:
         if rho == np.inf:
             return self.clipped(u)
-        threads = threads_for(u.size)
-        with limited_threads(threads):
-            return self._update(u, rho, threads)
+        return self._update(u, rho, threads_for(u.size))
 
     def _update(self, u: np.ndarray, rho: float, threads: int) -> ProxyPoint:
-        """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads."""
+        """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads
+        (each compiled call is given the count: one runs in the calling thread)."""
         d, V0 = self.spectrum
         sigma = 1.0 / (4.0 * rho)
         try:
@@ -317,8 +316,7 @@ class RankOneProxy(EighProxy):
                                      found.magnitude, 4 * np.sqrt(u.size) * found.backward)
 
         def make_kernel() -> np.ndarray:
-            with limited_threads(threads):
-                Y = V0 @ eigen.vectors(side)
+            Y = V0 @ eigen.vectors(side, threads)
             K = (Y * values) @ Y.T
             if use_negative:
                 K = self.K0 + sigma * np.outer(u, u) - K
@@ -326,23 +324,20 @@ class RankOneProxy(EighProxy):
 
         def multiply(v: np.ndarray) -> np.ndarray:
             """``K*v = V0 t``: ``t = WΛWᵀs`` (or ``A's - WΛWᵀs``) with ``s = V0ᵀv``, in V0 coordinates."""
-            with limited_threads(threads):
-                s = rank_one.transposed_product(V0, v, threads)
-                t = eigen.eigenvector_sums(side, np.zeros(values.size), s)[0]
-                if use_negative:
-                    t = d * s + sigma * (z @ s) * z - t
-                return rank_one.product(V0, t, threads)
+            s = rank_one.transposed_product(V0, v, threads)
+            t = eigen.eigenvector_sums(side, np.zeros(values.size), s, threads)[0]
+            if use_negative:
+                t = d * s + sigma * (z @ s) * z - t
+            return rank_one.product(V0, t, threads)
 
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
             """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
             array, O(n²) to form); each product two passes over V0 and two over W."""
-            with limited_threads(threads):
-                W = np.asfortranarray(eigen.vectors(slice(None)))
+            W = np.asfortranarray(eigen.vectors(slice(None), threads))
             middle = DividedDifferences(eigen.values, W.T @ z, sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
-                with limited_threads(threads):
-                    return rank_one_curvature_product(V0, W, middle, v, threads)
+                return rank_one_curvature_product(V0, W, middle, v, threads)
 
             return curvature
 
@@ -351,10 +346,9 @@ class RankOneProxy(EighProxy):
             W of the smaller side (O(nm)) on each call."""
             positive = eigen.values > 0
             few = positive.sum() <= positive.size // 2
-            with limited_threads(threads):
-                s = rank_one.transposed_product(V0, v, threads)
-                t = _projector(eigen.vectors(positive if few else ~positive), few)(s)
-                return rank_one.product(V0, t, threads)
+            s = rank_one.transposed_product(V0, v, threads)
+            t = _projector(eigen.vectors(positive if few else ~positive, threads), few)(s)
+            return rank_one.product(V0, t, threads)
 
         return ProxyPoint(u, found.Ku, found.value, make_kernel, multiply, errors, found.magnitude, make_curvature,
                           project_positive)

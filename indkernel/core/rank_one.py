@@ -624,20 +624,22 @@ class RankOneEigen:
     def n(self) -> int:
         return self.values.size
 
-    def vectors(self, select) -> np.ndarray:
-        """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices)."""
+    def vectors(self, select, threads: int | None = None) -> np.ndarray:
+        """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices), on
+        ``threads`` numba threads (default: ``numba.get_num_threads()``)."""
+        threads = numba.get_num_threads() if threads is None else threads
         source = self._source[select]
         roots = source >= 0
         if self._kept.size == self.n:  # nothing deflated, nothing rotated: one array, no copy
-            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source, numba.get_num_threads()).T
+            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source, threads).T
         X = np.zeros((source.size, self.n))  # one row per vector; transposed on return
-        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots], numba.get_num_threads())
+        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots], threads)
         X[np.ix_(np.flatnonzero(roots), self._kept)] = rows
         deflated = np.flatnonzero(~roots)
         X[deflated, -1 - source[deflated]] = 1.0
         return _unrotate(X.T, self._rotations)
 
-    def eigenvector_sums(self, select, r: np.ndarray, z: np.ndarray | None = None
+    def eigenvector_sums(self, select, r: np.ndarray, z: np.ndarray | None = None, threads: int | None = None
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``W = vectors(select)``, ``Λ = diag(values[select])`` and a vector ``r`` (length m):
         ``(WΛWᵀz, Wr, WΛr)`` in O(nm), never forming W; ``z`` is the update's own vector unless
@@ -645,7 +647,7 @@ class RankOneEigen:
         z = self._z if z is None else _rotate(np.array(z, dtype=np.float64).reshape(-1, 1), self._rotations)[:, 0]
         return _selected_sums(self._source[select], self.values[select], self._kept, self._poles, self._z_hat,
                               self._origin, self._tau, self._rotations, z, np.asarray(r, dtype=np.float64),
-                              numba.get_num_threads())
+                              numba.get_num_threads() if threads is None else threads)
 
 
 _compiled = False
