@@ -147,6 +147,7 @@ def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monke
     K, y = random_indefinite(200, 0)
     model = IndefiniteSVC(test_kernel="transductive").fit(K[:150, :150], y[:150])
     monkeypatch.setattr(validation, "available_memory", lambda: 10**5)  # 100 kB: one array of 200² is 320 kB
+    monkeypatch.setattr(validation, "UNCHECKED_BYTES", 0)  # (needs this small pass unasked)
     with pytest.raises(MemoryError, match=r"a problem on the 200×200 K0 needs about 0.0 GiB \(4 200×200 float64 "
                                           r"arrays at its peak\), but 0.0 GiB are available; use fewer points"):
         SVMProblem(K, y)
@@ -159,6 +160,19 @@ def test_every_entry_point_refuses_what_will_not_fit_before_any_allocation(monke
     assert "the simpson similarity of 365 points and its problem needs about" in capsys.readouterr().err
 
 
+def test_a_small_need_does_not_ask_for_the_available_memory(monkeypatch):
+    """Asking costs about 0.15 ms: needs up to UNCHECKED_BYTES (a 16 MiB) pass unasked, larger ones are asked."""
+    import indkernel._validation as validation
+
+    asked = []
+    monkeypatch.setattr(validation, "available_memory", lambda: asked.append(1) or 10**5)
+    validation.check_memory(700, "a fit", 4)  # 15.7 MB
+    assert asked == []
+    with pytest.raises(MemoryError, match="a fit on n=800|a fit needs"):
+        validation.check_memory(800, "a fit", 4)  # 20.5 MB
+    assert asked == [1]
+
+
 def test_the_cross_validated_search_refuses_a_refit_that_will_not_fit_before_any_fold(monkeypatch):
     """IndefiniteSVCCV's refit on all points is its largest fit: refused before the folds' work
     (it used to fit folds for minutes and be refused at the refit)."""
@@ -168,6 +182,7 @@ def test_the_cross_validated_search_refuses_a_refit_that_will_not_fit_before_any
 
     K, y = random_indefinite(200, 0)
     monkeypatch.setattr(validation, "available_memory", lambda: 10**5)
+    monkeypatch.setattr(validation, "UNCHECKED_BYTES", 0)
     monkeypatch.setattr(path_cv, "_path_scores", lambda *args, **kwargs: pytest.fail("a fold was fitted"))
     with pytest.raises(MemoryError, match=r"IndefiniteSVCCV's refit on n=200 training points needs about"):
         IndefiniteSVCCV(cv=2).fit(K, y)
