@@ -106,6 +106,26 @@ def test_eigenvector_sums_match_the_formed_vectors():
             np.testing.assert_allclose(y, W @ (lam * rs), rtol=0, atol=1e-12 * np.abs(eigen.values).max())
 
 
+@pytest.mark.parametrize("kind", ["random", "repeated"])
+def test_one_thread_and_several_give_the_same_decomposition(kind):
+    """The threaded functions run their loop in the calling thread when given one thread and in
+    numba's prange otherwise (split into chunks): roots, Löwner vector, vectors and sums agree."""
+    d, z, sigma = spectrum_case(kind, 90, 4)
+    r = np.random.default_rng(1).standard_normal(90)
+    runs = {}
+    for threads in (1, 2, 3):
+        decomposition = rank_one._decomposition(d, z, sigma, threads)
+        eigen = rank_one._eigen(decomposition)
+        select = eigen.values < 0
+        runs[threads] = (eigen.values, decomposition[4], eigen.vectors(select, threads),
+                         *eigen.eigenvector_sums(select, r[: select.sum()], threads=threads))
+    scale = np.abs(runs[1][0]).max()
+    for threads in (2, 3):
+        for one, several in zip(runs[1], runs[threads], strict=True):
+            np.testing.assert_allclose(several, one, rtol=0, atol=1e-13 * max(scale, np.abs(one).max(initial=1.0)))
+    np.testing.assert_array_equal(runs[2][0], runs[1][0])  # each root is found alone: the same bits
+
+
 def test_selected_vectors_are_the_same_columns():
     d, z, sigma = spectrum_case("clustered", 60, 1)
     eigen = rank_one_eigen(d, z, sigma)
