@@ -13,14 +13,17 @@ coupling with the positive ones: a Newton method on f is well posed where one on
 kernel K* is not. Only the positive-by-negative block of Γ is stored, at most n²/4 numbers.
 
 For the rank-one oracle ``Q = V0 W`` (W the eigenvectors of ``diag(d) + σzzᵀ``): a product
-(:func:`rank_one_curvature_product`) is two passes over V0 and two over W, in one compiled call.
+(:class:`RankOneCurvature`) is two passes over V0 and two over W, in one compiled call.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
+from .projection import read_only
 from .rank_one import product, transposed_product
 
 
@@ -82,23 +85,71 @@ def _apply(positive, negative, G, diagonal, p, sigma, q):
 
 @numba.njit(cache=True, error_model="numpy")
 def _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma, v, threads):
-    """:func:`rank_one_curvature_product` on the arrays of its divided differences."""
+    """:class:`RankOneCurvature`'s product on the arrays of its divided differences."""
     q = transposed_product(W, transposed_product(V0, v, threads), threads)
     return product(V0, product(W, _apply(positive, negative, G, diagonal, p, sigma, q), threads), threads)
 
 
-def rank_one_curvature_product(V0: np.ndarray, W: np.ndarray, middle: DividedDifferences, v: np.ndarray,
-                               threads: int) -> np.ndarray:
-    """``Jv = V0 W (middle(Wᵀ V0ᵀ v))`` for Fortran-ordered V0 and W, on at most ``threads`` numba threads."""
-    return _rank_one_product(V0, W, middle.positive, middle.negative, middle.G, middle.diagonal, middle.p,
-                             middle.sigma, np.ascontiguousarray(v, dtype=np.float64), threads)
+class RankOneCurvature:
+    """``v ↦ Jv = V0 W (middle(Wᵀ V0ᵀ v))`` for Fortran-ordered V0 and W and the divided differences
+    ``middle``, on at most ``threads`` numba threads; ``compiled``: its arrays, for compiled code
+    (:func:`compiled_hessian`)."""
+
+    __slots__ = ("compiled",)
+
+    def __init__(self, V0: np.ndarray, W: np.ndarray, middle: DividedDifferences, threads: int):
+        self.compiled = (V0, W, middle.positive, middle.negative, middle.G, middle.diagonal, middle.p, middle.sigma,
+                         threads)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        return _rank_one_product(*self.compiled[:-1], np.ascontiguousarray(v, dtype=np.float64), self.compiled[-1])
+
+
+def hessian_product(hessian, v: np.ndarray) -> np.ndarray:
+    """``∇²f(α)v`` for the Hessian as :meth:`indkernel.core.problem.IndefiniteProblem.hessian_product_at`
+    gives it: in Python a callable (``hessian(v)``); in compiled code (a function numba compiles
+    calling this) also the rank-one oracle's compiled form, a tuple (:func:`compiled_hessian`)."""
+    return hessian(v)
+
+
+def compiled_hessian(curvature, rows: np.ndarray, weights: np.ndarray, n: int, quadratic: np.ndarray) -> tuple:
+    """The compiled form of ``∇²f(α)v = -Uᵀ J U v - D v`` (``J`` the rank-one oracle's
+    :class:`RankOneCurvature` ``curvature``, its arrays in ``curvature.compiled``; U the
+    map α ↦ u of the problem as ``u_i = Σ_{rows[j] = i} weights[j]·v_j``, the penalty's scale in the
+    weights; D the (dim,) diagonal of ℓ's quadratic part, zeros for a linear ℓ) for
+    :func:`hessian_product` in compiled code."""
+    return (*curvature.compiled, rows, weights, n, quadratic)
+
+
+@overload(hessian_product, jit_options={"cache": True, "error_model": "numpy"})
+def _compiled_hessian_product(hessian, v):
+    if isinstance(hessian, types.BaseTuple):
+        def apply(hessian, v):
+            V0, W, positive, negative, G, diagonal, p, sigma, threads, rows, weights, n, quadratic = hessian
+            u = np.zeros(n)
+            for j in range(v.size):
+                u[rows[j]] += weights[j] * v[j]
+            Ju = _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma, u, threads)
+            out = np.empty(v.size)
+            for j in range(v.size):
+                out[j] = -weights[j] * Ju[rows[j]] - quadratic[j] * v[j]
+            return out
+
+        return apply
+    return None
 
 
 def compile_curvature() -> None:
     """Compile the functions above for the arrays the oracles pass them (a read-only spectrum's V0,
-    a formed W), within :func:`indkernel.core.rank_one.compile_oracle`."""
+    a formed W), and Newton's direction on them, within :func:`indkernel.core.rank_one.compile_oracle`."""
     frozen = np.asfortranarray(np.eye(2))
     frozen.flags.writeable = False
     middle = DividedDifferences(np.array([-1.0, 1.0]), np.ones(2), 0.25)
     middle(np.ones(2))
-    rank_one_curvature_product(frozen, np.asfortranarray(np.eye(2)), middle, np.ones(2), 1)
+    curvature = RankOneCurvature(frozen, np.asfortranarray(np.eye(2)), middle, 1)
+    curvature(np.ones(2))
+    from .tangent_cg import steihaug  # (it imports this module)
+
+    # Newton's direction on a problem's compiled Hessian (IndefiniteProblem.hessian_product_at's arrays)
+    hessian = compiled_hessian(curvature, np.arange(2), np.ones(2), 2, np.zeros(2))
+    steihaug(hessian, read_only(np.ones(2)), np.arange(2), read_only(np.array([1.0, -1.0])), 0.0, 1.0, 2, 0.0)

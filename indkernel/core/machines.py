@@ -70,6 +70,12 @@ class Machine(ABC):
     def u_adjoint(self, g: np.ndarray) -> np.ndarray:
         """The adjoint of u: maps a gradient in u to a gradient in x."""
 
+    def u_map(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(rows, signs)``, both (dim,): u as data for compiled code, ``u_i = Σ_{rows[j] = i} signs[j]·x_j``
+        (each variable enters one entry of u); None for a map of another form (the solvers then call
+        :meth:`u` and :meth:`u_adjoint`)."""
+        return None
+
     def u_extent(self) -> np.ndarray:
         """The largest ``|u_i|`` over the box that holds the maximizers (for a diagonal map
         ``u = d∘x``: ``|d|`` times the box)."""
@@ -205,6 +211,9 @@ class Hinge(Machine):
 
     u_adjoint = u  # a diagonal map
 
+    def u_map(self):
+        return np.arange(self.n), self.y
+
     def linear(self, x):
         return float(np.sum(x))
 
@@ -310,6 +319,10 @@ class EpsilonInsensitive(Machine):
     def u_adjoint(self, g):
         return np.concatenate([g, -g])
 
+    def u_map(self):
+        rows = np.arange(self.n)
+        return np.concatenate([rows, rows]), np.concatenate([np.ones(self.n), -np.ones(self.n)])
+
     def u_extent(self):
         """``|α_i| <= max(α⁺_i, α⁻_i) <= C_i`` (u of the box's corner would cancel to 0)."""
         return self.C
@@ -369,6 +382,9 @@ class OneClass(Machine):
         return x
 
     u_adjoint = u
+
+    def u_map(self):
+        return np.arange(self.n), np.ones(self.n)
 
     def linear(self, x):
         return 0.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg
@@ -21,6 +22,7 @@ import scipy.sparse.linalg
 
 from .._validation import check_positive_scalar, check_scale, check_vector, safe_norm
 from . import certificate
+from .curvature import RankOneCurvature, compiled_hessian
 from .device_oracle import device_oracle
 from .machines import Machine
 from .namespace import checked_kernel
@@ -272,16 +274,45 @@ class IndefiniteProblem:
 
     def hessian_at(self, alpha: np.ndarray) -> scipy.sparse.linalg.LinearOperator:
         """:meth:`hessian` unchecked (the solvers' protocol)."""
-        curvature = self._point(alpha).curvature()
+        matvec = self._hessian_product(self._point(alpha).curvature())
+        return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=lambda v: matvec(np.ravel(v)),
+                                                  rmatvec=lambda v: matvec(np.ravel(v)), dtype=float)
 
+    def hessian_product_at(self, alpha: np.ndarray):
+        """The Hessian at α as Newton's direction takes it (:func:`indkernel.core.curvature.hessian_product`):
+        the compiled form where the oracle and the machine have one (the rank-one oracle's
+        :class:`indkernel.core.curvature.RankOneCurvature` and :meth:`Machine.u_map
+        <indkernel.core.machines.Machine.u_map>`), else the product ``v ↦ ∇²f(α)v`` of (dim,) arrays."""
+        curvature = self._point(alpha).curvature()
+        if isinstance(curvature, RankOneCurvature) and self._compiled_map is not None:
+            return compiled_hessian(curvature, *self._compiled_map)
+        return self._hessian_product(curvature)
+
+    def _hessian_product(self, curvature: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+        """``v ↦ -Uᵀ J U v - Dv`` for the oracle's ``curvature`` (J) and ℓ's quadratic part D."""
         quadratic = self.machine.curvature
 
-        def matvec(v: np.ndarray) -> np.ndarray:
-            v = np.ravel(v)
+        def product(v: np.ndarray) -> np.ndarray:
             product = -self.oracle_u_adjoint(curvature(self.oracle_u(v)))
             return product if quadratic is None else product - quadratic * v
 
-        return scipy.sparse.linalg.LinearOperator((self.dim, self.dim), matvec=matvec, rmatvec=matvec, dtype=float)
+        return product
+
+    @cached_property
+    def _compiled_map(self) -> tuple | None:
+        """``(rows, weights, n, quadratic)`` of :func:`indkernel.core.curvature.compiled_hessian`
+        (the machine's map with the penalty's scale in the weights), or None where the machine has no
+        :meth:`Machine.u_map <indkernel.core.machines.Machine.u_map>`."""
+        found = self.machine.u_map()
+        if found is None:
+            return None
+        rows, weights = found
+        if self._scale is not None:
+            weights = weights * self._scale[rows]
+        quadratic = np.zeros(self.dim) if self.machine.curvature is None else self.machine.curvature
+        # fresh writable arrays of fixed types: one compiled version for every problem
+        return (np.array(rows, dtype=np.int64), np.array(weights, dtype=np.float64), self.n,
+                np.array(quadratic, dtype=np.float64))
 
     def objective_roundoff(self, alpha) -> float:
         """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's

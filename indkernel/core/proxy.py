@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg
 
 from . import rank_one, threads
-from .curvature import DividedDifferences, rank_one_curvature_product
+from .curvature import DividedDifferences, RankOneCurvature
 from .spectrum_cache import SPECTRA
 from .threads import blas_thread_count, blas_threads, threads_for
 
@@ -334,12 +334,7 @@ class RankOneProxy(EighProxy):
             """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
             array, O(n²) to form); each product two passes over V0 and two over W."""
             W = np.asfortranarray(eigen.vectors(slice(None), threads))
-            middle = DividedDifferences(eigen.values, W.T @ z, sigma)
-
-            def curvature(v: np.ndarray) -> np.ndarray:
-                return rank_one_curvature_product(V0, W, middle, v, threads)
-
-            return curvature
+            return RankOneCurvature(V0, W, DividedDifferences(eigen.values, W.T @ z, sigma), threads)
 
         def project_positive(v: np.ndarray) -> np.ndarray:
             """``Pv = V0 (W_+W_+ᵀ) V0ᵀv`` (or ``I - W_≤0W_≤0ᵀ`` inside), forming the eigenvectors

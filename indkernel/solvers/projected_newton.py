@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.tangent_cg import on_hyperplane, tangent_cg
+from ..core.projection import read_only
+from ..core.tangent_cg import steihaug
 from ..core.threads import blas_threads
 from .accelerated_gradient import accelerated_gradient, gradient_projection_step
 from .tracking import Run, _positive_int
@@ -182,39 +183,14 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
 
 
 def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residual):
-    """``(δ, ‖r₀‖)``: truncated CG on ``(-∇²f(x) + μI)δ = ∇f(x)`` over the free variables and the
-    hyperplane ``aᵀδ = 0`` (zero outside ``free``), stopped on the trust-region sphere (Steihaug)."""
-    direction = np.zeros(problem.dim)
-    a = problem.feasible.a[free]
-    if a.size < 2:
-        return direction, 0.0
-    project = on_hyperplane(a)
-    hessian = problem.hessian_at(x)
-    full = np.zeros(problem.dim)
-
-    def shifted_system(v: np.ndarray):
-        full[free] = v
-        return shift * v - (hessian @ full)[free], 0.0, None
-
-    residual = project(g[free])
-    r0 = float(np.linalg.norm(residual))
-    target = r0 * min(0.5, np.sqrt(r0 / (first_residual or r0))) if r0 > 0 else 0.0
-    solution = np.zeros_like(residual)
-    for step, search, _, residual_norm in tangent_cg(shifted_system, residual, project, cg_steps):
-        if float(np.linalg.norm(solution + step * search)) >= radius:
-            solution += _to_sphere(solution, search, radius) * search
-            break
-        solution += step * search
-        if residual_norm <= target:
-            break
-    direction[free] = solution
-    return direction, r0
-
-
-def _to_sphere(x: np.ndarray, d: np.ndarray, radius: float) -> float:
-    """The step τ >= 0 with ``‖x + τd‖ = radius`` (for ``‖x‖ <= radius``)."""
-    dd, xd, xx = float(d @ d), float(x @ d), float(x @ x)
-    return (-xd + np.sqrt(max(xd * xd + dd * (radius * radius - xx), 0.0))) / dd
+    """``(δ, ‖r₀‖)`` of :func:`indkernel.core.tangent_cg.steihaug` at x for the free variables (a mask): one compiled call where
+    the problem's Hessian has a compiled form (:meth:`IndefiniteProblem.hessian_product_at
+    <indkernel.core.problem.IndefiniteProblem.hessian_product_at>`), the same code run by Python
+    otherwise."""
+    hessian = problem.hessian_product_at(x) if hasattr(problem, "hessian_product_at") else problem.hessian_at(x).matvec
+    solve = steihaug if isinstance(hessian, tuple) else steihaug.py_func
+    return solve(hessian, read_only(g), np.flatnonzero(free), read_only(problem.feasible.a), float(shift),
+                 float(radius), int(cg_steps), float(first_residual or 0.0))
 
 
 def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
