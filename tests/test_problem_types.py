@@ -7,6 +7,7 @@ eigendecomposition, finite differences, brute-force intercepts, and every solver
 import warnings
 
 import numpy as np
+import scipy.linalg
 import pytest
 from problems import ALL_METHODS, TIGHT_CLARABEL, random_indefinite, random_psd
 from sklearn.exceptions import ConvergenceWarning
@@ -352,3 +353,67 @@ def test_consistent_coef_against_a_full_eigendecomposition(kind, oracle, rng):
         term = s * s * beta * float(np.sum(s * s * beta * w)) / (4 * rho)
         np.testing.assert_allclose(problem.proxy_kernel(alpha) @ beta, problem.K0 @ w + term,
                                    atol=1e-10 * np.abs(problem.K0).max() * np.abs(beta).sum())
+
+
+def squared_hinge_componentwise(n, seed, rho=1.0, oracle="rank-one"):
+    """ℓ's quadratic part and the penalty's scale together."""
+    K0, y = random_indefinite(n, seed)
+    h = np.sqrt(rho) * np.random.default_rng(seed).uniform(0.5, 2.0, n)
+    return ComponentwiseSVMProblem(K0, y, C=2.0, h=h, loss="squared_hinge", oracle=oracle)
+
+
+NEWTON_TYPES = {**TYPES, "svm": lambda n, seed, rho=1.0, oracle="rank-one": SVMProblem(*random_indefinite(n, seed), C=2.0,
+                                                                                       rho=rho, oracle=oracle),
+                "squared-hinge, componentwise": squared_hinge_componentwise}
+
+
+@pytest.mark.parametrize("kind", sorted(TYPES) + ["svm"])
+def test_the_machines_map_as_data_is_their_map(kind, rng):
+    """``Machine.u_map`` (u for compiled code) gives u and its adjoint as the machine's own methods."""
+    machine = NEWTON_TYPES[kind](9, 3).machine
+    rows, signs = machine.u_map()
+    x, g = rng.standard_normal(machine.dim), rng.standard_normal(machine.n)
+    np.testing.assert_array_equal(np.bincount(rows, signs * x, minlength=machine.n), machine.u(x))
+    np.testing.assert_array_equal(signs * g[rows], machine.u_adjoint(g))
+
+
+def _steihaug_both_ways(problem, x, free, radius, first_residual):
+    """Newton's direction at x as the solver takes it (compiled code on the problem's compiled
+    Hessian, where it has one) and from its Hessian operator (the same function run by Python)."""
+    from indkernel.core.tangent_cg import steihaug
+    from indkernel.solvers.projected_newton import _newton_direction
+
+    g = problem.gradient(x)
+    solver = _newton_direction(problem, x, g, free, 1e-8, radius, 60, first_residual)
+    python = steihaug.py_func(problem.hessian(x).matvec, g, np.flatnonzero(free), problem.feasible.a, 1e-8, radius, 60,
+                              first_residual)
+    return problem.hessian_product_at(x), solver, python
+
+
+@pytest.mark.parametrize("kind", sorted(NEWTON_TYPES))
+def test_newtons_compiled_direction_is_the_python_one_and_solves_the_face_system(kind, rng):
+    """Every problem type's compiled Hessian (the machine's map, the penalty's scale, ℓ's quadratic
+    part as data) gives Newton's direction as the Python route on its Hessian operator does; run to
+    a tiny residual, that direction solves ``(-∇²f + μI)δ = ∇f`` on the free variables and the
+    hyperplane, against a dense solve of the projected system (an independent route); cut by a
+    small trust radius it ends on the sphere."""
+    problem = NEWTON_TYPES[kind](12, 4)
+    x = problem.project(problem.feasible.extent * rng.uniform(-0.2, 1.2, problem.dim))  # some at the bounds
+    free = (x > problem.feasible.lo) & (x < problem.feasible.hi)
+    free[: 2] = True  # at least two free variables
+    hessian, (delta, r0), (delta_python, r0_python) = _steihaug_both_ways(problem, x, free, np.inf, 1e30)
+    if kind != "perturb":  # the Mercer oracle has no compiled form
+        assert isinstance(hessian, tuple)
+    np.testing.assert_allclose(delta, delta_python, rtol=1e-9, atol=1e-12 * np.abs(delta_python).max())
+    assert r0 == pytest.approx(r0_python, rel=1e-12)
+    H = np.column_stack([problem.hessian(x) @ e for e in np.eye(problem.dim)])
+    a = problem.feasible.a[free]
+    Z = scipy.linalg.null_space(a[None, :])  # an orthonormal basis of aᵀδ = 0 on the free variables
+    M = Z.T @ (-H[np.ix_(free, free)] + 1e-8 * np.eye(free.sum())) @ Z
+    expected = Z @ np.linalg.solve(M, Z.T @ problem.gradient(x)[free])
+    np.testing.assert_allclose(delta[free], expected, rtol=1e-6, atol=1e-8 * np.abs(expected).max())
+    assert not delta[~free].any()
+    radius = 0.1 * np.linalg.norm(expected)
+    _, (short, _), (short_python, _) = _steihaug_both_ways(problem, x, free, radius, 1e30)
+    assert np.linalg.norm(short) == pytest.approx(radius, rel=1e-12)
+    np.testing.assert_allclose(short, short_python, rtol=1e-9, atol=1e-12 * radius)
