@@ -7,8 +7,8 @@ eigendecomposition, finite differences, brute-force intercepts, and every solver
 import warnings
 
 import numpy as np
-import scipy.linalg
 import pytest
+import scipy.linalg
 from problems import ALL_METHODS, TIGHT_CLARABEL, random_indefinite, random_psd
 from sklearn.exceptions import ConvergenceWarning
 

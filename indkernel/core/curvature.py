@@ -124,7 +124,7 @@ def compiled_hessian(curvature, rows: np.ndarray, weights: np.ndarray, n: int, q
 # (numba's on-disk cache of a compiled caller, :func:`indkernel.core.tangent_cg.steihaug`, is keyed
 # by the caller's file only: after editing this function, clear the ``.nbi``/``.nbc`` files of
 # ``indkernel/core/__pycache__``)
-@overload(hessian_product, jit_options={"cache": True, "error_model": "numpy"})
+@overload(hessian_product, jit_options={"error_model": "numpy"})
 def _compiled_hessian_product(hessian, v):
     if isinstance(hessian, types.BaseTuple):
         def apply(hessian, v):

@@ -50,6 +50,9 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        at the box's diagonal, doubles after a full step that reached it and shrinks to the
        accepted length after a shortened one: far from the optimum, where nearly every variable
        is free, the unconstrained Newton step leaves the box by orders of magnitude.
+       The whole direction is one compiled call (:func:`indkernel.core.tangent_cg.steihaug`) where
+       the Hessian has a compiled form (the rank-one oracle); the same function runs in Python on
+       the Hessian operator of any other oracle.
     3. **Projected search** ``x(t) = p_A(x_c + tδ)``: t = 1; doubled while f keeps growing if the
        full step gained more than the quadratic model predicted (the quartic ``-‖u‖⁴/(16ρ)`` far
        from the optimum), or shortened until Armijo's condition holds (up to the rounding of the
