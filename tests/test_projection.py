@@ -122,3 +122,30 @@ def test_a_point_far_beyond_the_box_lands_on_the_hyperplane(scale):
     z = project_box_hyperplane(np.full(3, scale), a, 0.0, lo, hi)
     assert np.all(z >= lo) and np.all(z <= hi)
     assert abs(a @ z) <= 1e-15
+
+
+@pytest.mark.parametrize("unbounded", [False, True])
+def test_violation_and_distance_bound_against_their_definitions_and_the_distance(unbounded):
+    """The compiled one-pass measures of a point's distance to A against their NumPy definitions,
+    and the distance bound against the true distance ``‖x - p_A(x)‖`` (from the exact projection);
+    an excess of 1e200 gives a finite bound (the norm is scaled)."""
+    from indkernel.core.feasible_set import FeasibleSet
+
+    rng = np.random.default_rng(3)
+    n = 30
+    a = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    hi = np.full(n, np.inf) if unbounded else rng.uniform(0.5, 2.0, n)
+    A = FeasibleSet(a, 0.3, np.zeros(n), hi, reach=np.full(n, 3.0) if unbounded else None)
+    for x in (rng.uniform(-1.0, 3.0, n), A.project(rng.uniform(0.0, 1.0, n)), np.where(np.arange(n) == 4, 1e200, 0.5)):
+        excess = np.maximum(A.lo - x, 0.0) + np.maximum(x - A.hi, 0.0)
+        residual = abs(a @ x - 0.3)
+        bounds = max(float(np.max(A.lo - x)), float(np.max(x - A.hi)), 0.0)
+        expected = max(bounds, residual / np.sqrt(n)) / max(1.0, float(np.max(A.extent)))
+        assert A.violation(x) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        largest = np.abs(excess).max()
+        norm = 0.0 if largest == 0 else largest * np.sqrt(np.sum((excess / largest) ** 2))
+        bound = A.distance_bound(x)
+        assert np.isfinite(bound)
+        assert bound == pytest.approx(residual / np.linalg.norm(a) + 2 * norm, rel=1e-12, abs=1e-15)
+        if np.abs(x).max() < 1e100:
+            assert np.linalg.norm(x - A.project(x)) <= bound * (1 + 1e-12) + 1e-15

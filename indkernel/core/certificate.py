@@ -115,7 +115,7 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
             f"alpha is not in the feasible set A (violation {violation:.3g} relative to the box); "
             "the bounds hold only for feasible points: certify problem.project(alpha) instead"
         )
-    point = problem.point(alpha)
+    point = problem._point(alpha)  # (α checked by the caller)
     dual_term = problem.machine.dual_term(alpha)
     lower = dual_term + point.value
     gradient = problem.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import safe_norm
-from .projection import project_box_hyperplane
+from .projection import bound_excess, project_box_hyperplane, read_only
 from .proxy import UNIT_ROUNDOFF
 
 #: Coordinates this close to a bound (relative to the box) are snapped to it at the end of a solve.
@@ -39,6 +39,8 @@ class FeasibleSet:
     reach: np.ndarray = None  # type: ignore[assignment]  # None becomes hi in __post_init__
     _anchor: np.ndarray = field(init=False, repr=False)  # a feasible point (the projection of an unbounded set)
     is_bounded: bool = field(init=False)
+    _violation_scale: float = field(init=False, repr=False)  # max(1, max(extent)): violation's unit
+    _a_norm: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         reach = self.hi if self.reach is None else np.minimum(self.reach, self.hi)
@@ -50,6 +52,8 @@ class FeasibleSet:
         object.__setattr__(self, "_anchor", project_box_hyperplane((self.lo + reach) / 2, self.a, self.b, self.lo, reach))
         for array in (self.a, self.lo, self.hi, self.reach):
             array.setflags(write=False)
+        object.__setattr__(self, "_violation_scale", max(1.0, float(np.max(self.extent))))
+        object.__setattr__(self, "_a_norm", float(np.linalg.norm(self.a)))
 
     @property
     def dim(self) -> int:
@@ -110,17 +114,19 @@ class FeasibleSet:
     def violation(self, x: np.ndarray) -> float:
         """How far x is from A: the largest bound or equality violation, relative to the box
         ``[lo, reach]``."""
-        scale = max(1.0, float(np.max(self.extent)))
-        bounds = max(float(np.max(self.lo - x)), float(np.max(x - self.hi)), 0.0)
-        equality = abs(float(self.a @ x) - self.b) / np.sqrt(self.dim)
-        return max(bounds, equality) / scale
+        bounds, _, residual = bound_excess(*self._compiled_arguments(x))
+        return max(bounds, residual / np.sqrt(self.dim)) / self._violation_scale
 
     def distance_bound(self, x: np.ndarray) -> float:
         """A bound on the distance from x to A: clipping x into the box moves it by the excess e
         and the residual of ``aᵀx = b`` by at most ``‖a‖·‖e‖``, so the distance is at most
         ``|aᵀx - b|/‖a‖ + 2‖e‖``."""
-        excess = safe_norm(np.maximum(self.lo - x, 0.0) + np.maximum(x - self.hi, 0.0))
-        return abs(float(self.a @ x) - self.b) / float(np.linalg.norm(self.a)) + 2 * excess
+        _, excess, residual = bound_excess(*self._compiled_arguments(x))
+        return residual / self._a_norm + 2 * excess
+
+    def _compiled_arguments(self, x: np.ndarray) -> tuple:
+        """``(x, a, b, lo, hi)`` as the compiled functions take them (one compiled version for every set)."""
+        return read_only(x), read_only(self.a), float(self.b), read_only(self.lo), read_only(self.hi)
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when A is a single point (the one-class set at ν = 1: x = e/n), else None."""

@@ -201,7 +201,11 @@ class IndefiniteProblem:
     def curvature_estimate(self) -> float:
         """A rough scale of ``‖∇²f‖`` for initial step sizes (``‖K0‖₂ + ‖u(hi)‖²/(4ρ)``, in the
         oracle's space, times ``max(scale)²`` for the map α ↦ u = scale·Yα of componentwise penalties); the
-        methods that use it correct it by backtracking."""
+        methods that use it correct it by backtracking (each certificate's allowance for a point off A uses it too)."""
+        return self._curvature_estimate
+
+    @cached_property
+    def _curvature_estimate(self) -> float:
         u = self._u_extent()
         curvature = self.oracle.norm + float(u @ u) / (4 * self.rho)
         if self._scale is not None:
