@@ -27,7 +27,9 @@ from .device_oracle import device_oracle
 from .machines import Machine
 from .namespace import checked_kernel
 from .penalties import Mercer, Penalty
-from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint
+from .projection import read_only
+from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint, RankOneProxy
+from .threads import threads_for
 
 #: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`: the
 #: cap only guards against cycling on a singular kernel, and a run that meets it says so.
@@ -317,6 +319,33 @@ class IndefiniteProblem:
         # fresh writable arrays of fixed types: one compiled version for every problem
         return (np.array(rows, dtype=np.int64), np.array(weights, dtype=np.float64), self.n,
                 np.array(quadratic, dtype=np.float64))
+
+    @cached_property
+    def compiled_objective(self) -> tuple | None:
+        """The objective as data for compiled line searches (:mod:`indkernel.core.compiled_objective`):
+        ``(d, V0, ρ, threads, rows, weights, n, D, c, a, b, lo, hi, noise factor, check tolerance)``
+        (K0's spectrum, the map α ↦ u of :func:`indkernel.core.curvature.compiled_hessian`, ℓ's
+        quadratic and linear parts, the feasible set, :meth:`objective_noise`'s factor, the rank-one
+        check's tolerance), where the oracle is the rank-one update on this machine's CPU, ρ is finite and A is bounded;
+        else None (the searches run by Python). Computes K0's spectrum if not yet done."""
+        if type(self.oracle) is not RankOneProxy or self.rho == np.inf or self._compiled_map is None \
+                or not self.feasible.is_bounded:
+            return None
+        d, V0 = self.oracle.spectrum
+        rows, weights, n, quadratic = self._compiled_map
+        linear = self.machine.linear_gradient(np.zeros(self.dim))  # (constant)
+        feasible = self.feasible
+        return (d, V0, float(self.rho), threads_for(n), rows, weights, n, quadratic,
+                np.array(linear, dtype=np.float64), read_only(feasible.a), float(feasible.b),
+                read_only(feasible.lo), read_only(feasible.hi), ROUNDOFF_FACTOR * np.sqrt(self.dim) * UNIT_ROUNDOFF,
+                RankOneProxy.CHECK_TOL)
+
+    def adopt(self, alpha: np.ndarray, record: tuple) -> None:
+        """Keep the oracle's point at α from a compiled line search's ``record`` (:func:`indkernel.core.compiled_objective.trial_value`)
+        as if the oracle had computed it here (:meth:`indkernel.core.proxy.RankOneProxy.adopt`)."""
+        u, Ku, values, value, magnitude, backward = record
+        point = self.oracle.adopt(u, self.rho, Ku, values, value, magnitude, backward)
+        self._recent_points = [*self._recent_points, (alpha.tobytes(), point)][-RECENT_POINTS:]
 
     def objective_roundoff(self, alpha) -> float:
         """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
+from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
+from ..core.compiled_objective import _NOTHING, trial_project, trial_value
 from ..core.projection import read_only
 from ..core.tangent_cg import steihaug
 from ..core.threads import blas_threads
@@ -197,45 +200,77 @@ def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residu
 
 
 def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
-    """``(x(t), f(x(t)), t)`` for the projected search ``x(t) = p_A(x + tδ)``; t = 0 if no step
-    passes Armijo's test."""
+    """``(x(t), f(x(t)), t)`` for the projected search ``x(t) = p_A(x + tδ)`` (:func:`_search`); t = 0
+    if no step passes Armijo's test. Compiled on the problem's compiled objective (its accepted
+    point kept by the problem, :meth:`IndefiniteProblem.adopt <indkernel.core.problem.IndefiniteProblem.adopt>`),
+    where it has one; the same function run by Python otherwise, and where a trial point's rank-one
+    check failed (the oracle then falls back to ``eigh`` there)."""
     if not np.any(direction):
         return x, f_x, 0.0
+    options = (float(problem.objective_noise(x)), search.armijo, search.extrapolate, search.max_halvings,
+               search.max_doublings)
+    compiled = getattr(problem, "compiled_objective", None)  # (the Mod SVM's dual has none)
+    if compiled is not None:
+        probe = problem.oracle.draw_probe(problem.n)
+        point, value, t, ok, record = _search(compiled, probe, x, float(f_x), g, direction, *options)
+        if ok:
+            if t > 0:
+                problem.adopt(point, record)
+                value = problem.objective_at(point)  # (ℓ summed as everywhere else)
+            return point, value, t
+    point, value, t, _, _ = _search.py_func(problem, None, x, f_x, g, direction, *options)
+    return point, value, t
 
-    noise_x = problem.objective_noise(x)
 
-    def trial(t: float):
-        point = problem.feasible.project(x + t * direction)
-        slope = float(g @ (point - x))
-        if _downhill(slope, noise_x, search.armijo):
-            return point, -np.inf, False  # no oracle call
-        value = problem.objective_at(point)
-        noise = noise_x + problem.objective_noise(point)
-        return point, value, value >= f_x + search.armijo * slope - noise
-
+@numba.njit(cache=True, error_model="numpy")
+def _search(problem, probe, x, f_x, g, direction, noise_x, armijo, extrapolate, max_halvings, max_doublings):
+    """``(x(t), f(x(t)), t, ok, record)`` of the projected search along δ from x (the rounding of
+    f(x) ``noise_x``); ``ok`` False where a trial point's oracle check failed (compiled code; its
+    search is then run again by Python). ``problem`` and ``probe`` as :func:`indkernel.core.compiled_objective.trial_value` takes them."""
     t = 1.0
-    point, value, accepted = trial(t)
+    point, value, accepted, ok, record = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
+    if not ok:
+        return x, f_x, 0.0, False, record
     if accepted:
         # the quadratic model predicts the gain ½gᵀδ (CG's iterates satisfy δᵀBδ = gᵀδ); a gain
         # beyond ``extrapolate`` times that says the curvature falls along δ (the quartic far from
         # the optimum): extrapolate while f keeps growing, else the step is Newton's
-        if value - f_x < search.extrapolate * 0.5 * float(g @ direction):
-            return point, value, t
-        for _ in range(search.max_doublings):
-            farther, farther_value, ok = trial(2 * t)
-            if not (ok and farther_value > value):
-                return point, value, t
-            point, value, t = farther, farther_value, 2 * t
-        return point, value, t
-    slope = float(g @ direction)
-    for _ in range(search.max_halvings):
-        t = _backtrack(t, slope, f_x, value, search.armijo)
-        point, value, accepted = trial(t)
+        if value - f_x < extrapolate * 0.5 * np.dot(g, direction):
+            return point, value, t, True, record
+        for _ in range(max_doublings):
+            farther, farther_value, farther_accepted, ok, farther_record = _trial(problem, probe, x, f_x, g, direction,
+                                                                                  2 * t, noise_x, armijo)
+            if not ok:
+                return x, f_x, 0.0, False, record
+            if not (farther_accepted and farther_value > value):
+                return point, value, t, True, record
+            point, value, t, record = farther, farther_value, 2 * t, farther_record
+        return point, value, t, True, record
+    slope = np.dot(g, direction)
+    for _ in range(max_halvings):
+        t = _backtrack(t, slope, f_x, value, armijo)
+        point, value, accepted, ok, record = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
+        if not ok:
+            return x, f_x, 0.0, False, record
         if accepted:
-            return point, value, t
-    return x, f_x, 0.0
+            return point, value, t, True, record
+    return x, f_x, 0.0, True, record
 
 
+@register_jitable
+def _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo):
+    """``(p, f(p), accepted, ok, record)`` at ``p = p_A(x + tδ)``: Armijo's test up to the rounding
+    of both values; a point the projection bends downhill (:func:`_downhill`) is failed without
+    its oracle call (f = -inf, an empty record)."""
+    point = trial_project(problem, x + t * direction)
+    slope = np.dot(g, point - x)
+    if _downhill(slope, noise_x, armijo):
+        return point, -np.inf, False, True, (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0)
+    value, noise, ok, record = trial_value(problem, probe, point)
+    return point, value, value >= f_x + armijo * slope - noise_x - noise, ok, record
+
+
+@register_jitable
 def _backtrack(t: float, slope: float, f_x: float, value: float, armijo: float) -> float:
     """The next step after t failed: the longest step that passes Armijo's test on the quadratic
     through ``f(x)``, the slope ``gᵀδ`` at 0 and the value at t, kept within ``[t/10, t/2]`` (t/2
@@ -248,6 +283,7 @@ def _backtrack(t: float, slope: float, f_x: float, value: float, armijo: float) 
     return min(max(longest, t / 10), t / 2)
 
 
+@register_jitable
 def _downhill(slope: float, noise: float, armijo: float) -> bool:
     """Whether a point that the projected path reaches at first-order change ``slope = gᵀ(p - x)``
     is taken as failed without its oracle call: f is concave, so ``f(p) <= f(x) + slope``, and

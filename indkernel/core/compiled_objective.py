@@ -1,0 +1,75 @@
+"""A problem's objective as data for compiled line searches, and the two calls they make of it.
+
+A line search of the projected Newton method (:func:`indkernel.solvers.projected_newton._projected_search`)
+projects trial points onto A and evaluates f there; written once, it runs compiled (numba) on a
+problem's compiled form (:meth:`IndefiniteProblem.compiled_objective
+<indkernel.core.problem.IndefiniteProblem.compiled_objective>`: the rank-one oracle's spectrum, the
+machine's map, ℓ's linear and quadratic parts and the feasible set as arrays), and by Python on the
+problem itself (any other oracle, an unbounded set, or a point whose rank-one check failed). The two
+calls below are the problem's own methods in Python; in compiled code, on the tuple, they are
+:func:`indkernel.core.rank_one._point` and :func:`indkernel.core.projection._project`.
+(numba's on-disk cache of a compiled caller is keyed by the caller's file only: after editing the
+compiled versions here, clear the ``.nbi``/``.nbc`` files of ``indkernel/solvers/__pycache__``.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from .projection import _project
+from .rank_one import _point
+
+#: What a trial's record holds where nothing is kept (Python's route keeps its points itself).
+_NOTHING = np.empty(0)
+
+
+def trial_value(problem, probe: np.ndarray, x: np.ndarray) -> tuple:
+    """``(f(x), noise, ok, record)``: the objective, the rounding a comparison of it allows
+    (:meth:`IndefiniteProblem.objective_noise <indkernel.core.problem.IndefiniteProblem.objective_noise>`),
+    whether the oracle's point is good, and the record ``(u, K*u, eigenvalues of A, φ, uᵀ|K0|u,
+    backward error)`` that :meth:`IndefiniteProblem.adopt <indkernel.core.problem.IndefiniteProblem.adopt>`
+    turns into the point (empty in Python: the problem keeps its points). ``probe``: the rank-one
+    check's random vector (compiled code only)."""
+    return (problem.objective_at(x), problem.objective_noise(x), True,
+            (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0))
+
+
+def trial_project(problem, x: np.ndarray) -> np.ndarray:
+    """The projection of x onto A."""
+    return problem.feasible.project(x)
+
+
+@overload(trial_value, jit_options={"error_model": "numpy"})
+def _compiled_trial_value(problem, probe, x):
+    if isinstance(problem, types.BaseTuple):
+        def value(problem, probe, x):
+            d, V0, rho, threads, rows, weights, n, quadratic, linear, _, _, _, _, noise_factor, check_tol = problem
+            u = np.zeros(n)
+            for j in range(x.size):
+                u[rows[j]] += weights[j] * x[j]
+            decomposition, _, _, Ku, phi, magnitude, backward = _point(d, V0, u, rho, probe, threads)
+            dual_term, dual_magnitude = 0.0, 0.0
+            for j in range(x.size):
+                quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
+                dual_term += linear[j] * x[j] - quadratic_term
+                dual_magnitude += abs(linear[j] * x[j]) + quadratic_term
+            uu = np.dot(u, u)
+            noise = noise_factor * (dual_magnitude + abs(phi) + magnitude + uu * (uu / (8.0 * rho)))
+            ok = decomposition[10] == 0 and backward <= check_tol  # (a NaN backward error fails)
+            return dual_term + phi, noise, ok, (u, Ku, decomposition[0], phi, magnitude, backward)
+
+        return value
+    return None
+
+
+@overload(trial_project, jit_options={"error_model": "numpy"})
+def _compiled_trial_project(problem, x):
+    if isinstance(problem, types.BaseTuple):
+        def project(problem, x):
+            a, b, lo, hi = problem[9], problem[10], problem[11], problem[12]
+            return _project(x, a, b, lo, hi)[0]
+
+        return project
+    return None
