@@ -417,3 +417,45 @@ def test_newtons_compiled_direction_is_the_python_one_and_solves_the_face_system
     _, (short, _), (short_python, _) = _steihaug_both_ways(problem, x, free, radius, 1e30)
     assert np.linalg.norm(short) == pytest.approx(radius, rel=1e-12)
     np.testing.assert_allclose(short, short_python, rtol=1e-9, atol=1e-12 * radius)
+
+
+def _python_route(problem, monkeypatch):
+    """The problem with every compiled part of Newton's iteration switched off (the same functions
+    run by Python on its methods)."""
+    monkeypatch.setitem(problem.__dict__, "compiled_objective", None)
+    monkeypatch.setattr(problem, "hessian_product_at", lambda x: problem.hessian(x).matvec)
+    return problem
+
+
+@pytest.mark.parametrize("kind", sorted(NEWTON_TYPES))
+def test_newton_compiled_and_by_python_take_the_same_iterations(kind, monkeypatch):
+    """Newton's compiled iteration (direction and projected search on the problem's compiled form)
+    and the same functions run by Python on the problem's methods: the same iterations to the same
+    certified bracket, on every problem type (only the rank-one checks' random probes differ,
+    which moves the allowances by round-off)."""
+    problem = NEWTON_TYPES[kind](40, 6)
+    compiled = solve(problem, "newton", tol=1e-7)
+    if kind not in ("perturb", "squared-hinge, componentwise"):  # Mercer's oracle, an unbounded set: Python only
+        assert problem.compiled_objective is not None
+    python = solve(_python_route(NEWTON_TYPES[kind](40, 6), monkeypatch), "newton", tol=1e-7)
+    assert compiled.status == python.status == "optimal"
+    assert compiled.iterations == python.iterations
+    assert compiled.lower == pytest.approx(python.lower, rel=1e-12, abs=1e-12)
+    assert compiled.upper == pytest.approx(python.upper, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(compiled.alpha, python.alpha, rtol=1e-9, atol=1e-12 * np.abs(python.alpha).max())
+
+
+def test_a_failed_rank_one_check_sends_the_compiled_search_to_python(monkeypatch):
+    """Where a trial point fails the rank-one check in compiled code, the search is run again by
+    Python, whose oracle falls back to eigh there: the run still ends certified, and counts its
+    fallbacks."""
+    from indkernel.core.proxy import RankOneProxy
+
+    monkeypatch.setattr(RankOneProxy, "CHECK_TOL", -1.0)  # every check fails
+    problem = NEWTON_TYPES["svm"](30, 2)
+    assert problem.compiled_objective is not None
+    result = solve(problem, "newton", tol=1e-8)
+    reference = solve(NEWTON_TYPES["svm"](30, 2, oracle="eigh"), "newton", tol=1e-8)
+    assert result.status == "optimal" and result.fallbacks > 0
+    assert result.iterations == reference.iterations
+    assert result.lower == pytest.approx(reference.lower, rel=1e-10)
