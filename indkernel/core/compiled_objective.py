@@ -41,6 +41,19 @@ def trial_project(problem, x: np.ndarray) -> np.ndarray:
     return problem.feasible.project(x)
 
 
+def stop_for_time(run) -> bool:
+    """In Python, :meth:`Run.stop_for_time <indkernel.solvers.tracking.Run.stop_for_time>`; compiled
+    code (``run`` None) reads no clock: its searches run only where a run has no time limit."""
+    return run.stop_for_time()
+
+
+@overload(stop_for_time)
+def _compiled_stop_for_time(run):
+    if isinstance(run, types.NoneType):
+        return lambda run: False
+    return None
+
+
 @overload(trial_value, jit_options={"error_model": "numpy"})
 def _compiled_trial_value(problem, probe, x):
     if isinstance(problem, types.BaseTuple):

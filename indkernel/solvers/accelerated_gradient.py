@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._validation import check_positive_scalar
+from ..core.compiled_objective import _NOTHING, stop_for_time, trial_project, trial_value
 from .tracking import Run
 
 #: Doublings of L in one backtracking search before the run stops (2^200 times the estimate).
@@ -62,21 +64,64 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
     for a projected Newton face), up to the rounding of the comparison
     (:meth:`IndefiniteProblem.objective_noise`); None
     once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
-    Each try is one oracle call."""
-    noise_y = problem.objective_noise(y)
-    for _ in range(MAX_BACKTRACKS):
+    Each try is one oracle call. The tries run compiled (:func:`_backtracking`) on the problem's
+    compiled objective (its accepted point kept by the problem, :meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>`) where it has one and the run has no time
+    limit (compiled code reads no clock); by Python otherwise, and again where a try's rank-one
+    check failed."""
+    options = (float(problem.objective_noise(y)), float(L), 0.0 if armijo is None else float(armijo),
+               armijo is not None, MAX_BACKTRACKS)
+    compiled = getattr(problem, "compiled_objective", None) if run.time_limit is None else None
+    if compiled is not None:
+        probe = problem.oracle.draw_probe(problem.n)
+        x_new, f_new, L, status, record = _backtracking(compiled, probe, None, y, float(f_y), g_y, *options)
+        if status == ACCEPTED:
+            problem.adopt(x_new, record)
+            return x_new, problem.objective_at(x_new), L  # (ℓ summed as everywhere else)
+        if status != CHECK_FAILED:
+            return _ended(run, status, x_new, f_new, L)
+    x_new, f_new, L, status, _ = _backtracking.py_func(problem, None, run, y, f_y, g_y, *options)
+    return (x_new, f_new, L) if status == ACCEPTED else _ended(run, status, x_new, f_new, L)
+
+
+#: How :func:`_backtracking` ended.
+ACCEPTED, STEP_NOT_FINITE, VALUE_NOT_FINITE, OUT_OF_TIME, TOO_MANY, CHECK_FAILED = range(6)
+
+
+def _ended(run: Run, status: int, trial: np.ndarray, value: float, L: float) -> None:
+    """End the run as :func:`_backtracking`'s ``status`` says (the last try's point and value)."""
+    if status == STEP_NOT_FINITE:
+        run.finite(trial, "the gradient step")
+    elif status == VALUE_NOT_FINITE:
+        run.finite(value, "the objective")
+    elif status == TOO_MANY:
+        run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
+                 f"(L = {L:.3g}): the objective is not smooth at this scale")
+    return None  # OUT_OF_TIME: the run stopped itself
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _backtracking(problem, probe, run, y, f_y, g_y, noise_y, L, armijo, use_armijo, tries):
+    """The tries of :func:`gradient_projection_step`: ``(x⁺, f(x⁺), L, status, record)`` (the
+    status codes above; on a failed try its point and value). ``problem``, ``probe`` as
+    :func:`indkernel.core.compiled_objective.trial_value` takes them; ``run`` as
+    :func:`indkernel.core.compiled_objective.stop_for_time` does."""
+    record = (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0)
+    for _ in range(tries):
         trial = y + g_y / L
-        if not run.finite(trial, "the gradient step") or run.stop_for_time():
-            return None
-        x_new = problem.feasible.project(trial)
+        if not np.all(np.isfinite(trial)):
+            return trial, f_y, L, STEP_NOT_FINITE, record
+        if stop_for_time(run):
+            return trial, f_y, L, OUT_OF_TIME, record
+        x_new = trial_project(problem, trial)
         step = x_new - y
-        f_new = problem.objective_at(x_new)
-        if not run.finite(f_new, "the objective"):
-            return None
-        gain = armijo * (g_y @ step) if armijo is not None else g_y @ step - 0.5 * L * (step @ step)
-        if f_new >= f_y + gain - noise_y - problem.objective_noise(x_new):
-            return x_new, f_new, L
+        f_new, noise, ok, record = trial_value(problem, probe, x_new)
+        if not ok:
+            return x_new, f_new, L, CHECK_FAILED, record
+        if not np.isfinite(f_new):
+            return x_new, f_new, L, VALUE_NOT_FINITE, record
+        gain = armijo * np.dot(g_y, step) if use_armijo else np.dot(g_y, step) - 0.5 * L * np.dot(step, step)
+        if f_new >= f_y + gain - noise_y - noise:
+            return x_new, f_new, L, ACCEPTED, record
         L *= 2.0
-    run.fail("numerical_error", f"backtracking doubled L {MAX_BACKTRACKS} times without an ascent step "
-             f"(L = {L:.3g}): the objective is not smooth at this scale")
-    return None
+    return y, f_y, L, TOO_MANY, record
