@@ -191,7 +191,8 @@ def test_updates_start_from_the_fixed_decomposition():
 
 
 #: A fresh process: a solve of every method, on a problem with repeated eigenvalues (deflation and
-#: rotations) and through an estimator (a read-only cached spectrum), after ``compile_oracle``.
+#: rotations) and through an estimator (a read-only cached spectrum), after ``compile_oracle``
+#: (the oracle's functions, and the solvers' compiled direction and searches).
 #: Prints the compiled functions whose signatures the solves added to what it had compiled.
 AFTER_COMPILE_ORACLE = """
 import warnings
@@ -200,9 +201,11 @@ import numpy as np
 from sklearn.datasets import load_iris
 from indkernel import IndefiniteSVC, SVMProblem, solve
 from indkernel.kernels import sigmoid
-from indkernel.core import rank_one
+from indkernel.core import rank_one, tangent_cg
+from indkernel.solvers import accelerated_gradient, projected_newton
 rank_one.compile_oracle()
-dispatchers = {name: f for name, f in vars(rank_one).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
+dispatchers = {name: f for module in (rank_one, tangent_cg, accelerated_gradient, projected_newton)
+               for name, f in vars(module).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
 before = {name: len(f.signatures) for name, f in dispatchers.items()}
 rng = np.random.default_rng(0)
 X = rng.standard_normal((40, 3))
@@ -228,7 +231,7 @@ def test_compile_oracle_covers_every_array_type_a_solve_passes():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.slow  # compiles the oracle from scratch in a new process (about 40 s)
+@pytest.mark.slow  # compiles the oracle from scratch in a new process (about a minute)
 def test_a_new_install_compiles_before_the_time_limit_starts(tmp_path):
     """On a new install numba compiles the oracle at the first solve: a 0.5 s limit took 4-22 s
     when the compiler ran inside the solve's clock. An empty NUMBA_CACHE_DIR is that install."""

@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .projection import _project
+from .projection import _project, read_only
 from .rank_one import _point
 
 #: What a trial's record holds where nothing is kept (Python's route keeps its points itself).
@@ -52,6 +52,16 @@ def _compiled_stop_for_time(run):
     if isinstance(run, types.NoneType):
         return lambda run: False
     return None
+
+
+def example() -> tuple:
+    """A compiled objective of two variables with the types of :meth:`IndefiniteProblem.compiled_objective
+    <indkernel.core.problem.IndefiniteProblem.compiled_objective>` (a read-only spectrum, the map
+    and parts as fresh arrays, the set's read-only bounds): to compile the searches on."""
+    d, V0, a, lo, hi = (read_only(v) for v in (np.array([-1.0, 1.0]), np.asfortranarray(np.eye(2)),
+                                                 np.array([1.0, -1.0]), np.zeros(2), np.ones(2)))
+    return (d, V0, 1.0, 1, np.arange(2, dtype=np.int64), np.ones(2), 2, np.zeros(2), np.ones(2), a, 0.0, lo, hi, 1e-15,
+            1e-10)
 
 
 @overload(trial_value, jit_options={"error_model": "numpy"})

@@ -154,5 +154,5 @@ def compile_curvature() -> None:
     from .tangent_cg import steihaug  # (it imports this module)
 
     # Newton's direction on a problem's compiled Hessian (IndefiniteProblem.hessian_product_at's arrays)
-    hessian = compiled_hessian(curvature, np.arange(2), np.ones(2), 2, np.zeros(2))
+    hessian = compiled_hessian(curvature, np.arange(2, dtype=np.int64), np.ones(2), 2, np.zeros(2))
     steihaug(hessian, read_only(np.ones(2)), np.arange(2), read_only(np.array([1.0, -1.0])), 0.0, 1.0, 2, 0.0)

@@ -40,6 +40,7 @@ Numba compiles once per machine (``cache=True``); the only new dependency is num
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -651,25 +652,29 @@ class RankOneEigen:
 
 
 _compiled = False
+#: Functions that compile what the solvers run on the oracle's arrays (their compiled line searches:
+#: they register them here, as the core imports no solver); :func:`compile_oracle` calls them.
+WARM_UPS: list[Callable[[], None]] = []
 
 
 def compile_oracle() -> None:
     """Compile the functions above, once per process, for the array types the oracle passes them.
 
-    Numba compiles at a function's first call (on a new install: about 40 s for all of them;
-    later, loading numba's on-disk cache: about 0.4 s). :func:`indkernel.solve` calls this
+    Numba compiles at a function's first call (on a new install: about a minute for all of them
+    on 2 cores; later, loading numba's on-disk cache: about 0.5 s). :func:`indkernel.solve` calls this
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
     sums with and without deflation, and the products with a writable and a read-only ``V0``
     and a contiguous and a strided vector, a whole point (:func:`rank_one_point`); the
     projection onto A (:mod:`indkernel.core.projection`) that every solver's step calls, and the
-    Hessian products of Newton's method (:mod:`indkernel.core.curvature`) and the certificate's
-    best offsets (:func:`indkernel.core.intercept.minimize_piecewise_linear`).
+    Hessian products and direction of Newton's method (:mod:`indkernel.core.curvature`), the
+    certificate's best offsets (:func:`indkernel.core.intercept.minimize_piecewise_linear`) and the
+    solvers' compiled line searches (:data:`WARM_UPS`).
     """
     global _compiled
     if _compiled:
         return
-    with if_slow("compiling the rank-one oracle (numba; once after installing, about 40 s)"):
+    with if_slow("compiling the rank-one oracle (numba; once after installing, about a minute)"):
         _compile()
     _compiled = True
 
@@ -686,7 +691,7 @@ def _compile() -> None:
     frozen = writable.copy(order="F")
     frozen.flags.writeable = False
     for V in (writable, frozen):
-        for u in (np.ones(2), np.ones(4)[::2]):  # a contiguous and a strided vector
+        for u in (np.ones(2), np.ones(4)[::2], read_only(np.ones(2))):  # contiguous, strided and read-only
             transposed_product(V, u, 1)
             product(V, u, 1)
     rank_one_point(np.array([-1.0, 1.0]), writable, np.array([1.0, 2.0]), 1.0, np.ones(2), 1)
@@ -703,6 +708,8 @@ def _compile() -> None:
 
     compile_curvature()  # Newton's Hessian products
     minimize_piecewise_linear(np.ones(2), np.array([1.0, -1.0]), np.ones(2))  # the certificate's offsets
+    for warm_up in WARM_UPS:  # the solvers' compiled searches
+        warm_up()
 
 
 def rank_one_eigen(d: np.ndarray, z: np.ndarray, rho: float) -> RankOneEigen:

@@ -9,11 +9,12 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.compiled_objective import _NOTHING, trial_project, trial_value
+from ..core.compiled_objective import _NOTHING, example, trial_project, trial_value
 from ..core.projection import read_only
+from ..core.rank_one import WARM_UPS
 from ..core.tangent_cg import steihaug
 from ..core.threads import blas_threads
-from .accelerated_gradient import accelerated_gradient, gradient_projection_step
+from .accelerated_gradient import _backtracking, accelerated_gradient, gradient_projection_step
 from .tracking import Run, _positive_int
 
 #: The projected search computes no point whose first-order loss exceeds this many times the
@@ -292,6 +293,16 @@ def _downhill(slope: float, noise: float, armijo: float) -> bool:
     than a few times that, no value of f at p can pass; within it (the last iterations at
     C = 1e6 end on such steps) the point is computed."""
     return (1.0 - armijo) * slope < -DOWNHILL_NOISE * noise
+
+
+def _compile_searches() -> None:
+    """Compile the searches on a compiled objective (within :func:`indkernel.core.rank_one.compile_oracle`)."""
+    problem, x, g = example(), np.array([0.25, 0.25]), np.array([1.0, 1.0])
+    _search(problem, np.ones(2), x, 0.0, g, g, 1e-15, 1e-4, 1.1, 4, 20)
+    _backtracking(problem, np.ones(2), None, x, 0.0, g, 1e-15, 1.0, 0.1, True, 2)
+
+
+WARM_UPS.append(_compile_searches)
 
 
 def _curvature_along_gradient(problem, x) -> float:
