@@ -16,24 +16,30 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from .projection import _project, read_only
 from .rank_one import _point
 
-#: What a trial's record holds where nothing is kept (Python's route keeps its points itself).
-_NOTHING = np.empty(0)
+
+@register_jitable
+def no_record() -> tuple:
+    """The record of a point not computed, or kept by the problem itself (Python's route): empty
+    arrays of :func:`trial_value`'s types."""
+    decomposition = (np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), np.empty(0),
+                     np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty((0, 4)), 0, 0)
+    return np.empty(0), decomposition, np.empty(0), False, np.empty(0), 0.0, 0.0, 0.0
 
 
 def trial_value(problem, probe: np.ndarray, x: np.ndarray) -> tuple:
     """``(f(x), noise, ok, record)``: the objective, the rounding a comparison of it allows
     (:meth:`IndefiniteProblem.objective_noise <indkernel.core.problem.IndefiniteProblem.objective_noise>`),
-    whether the oracle's point is good, and the record ``(u, K*u, eigenvalues of A, φ, uᵀ|K0|u,
-    backward error)`` that :meth:`IndefiniteProblem.adopt <indkernel.core.problem.IndefiniteProblem.adopt>`
-    turns into the point (empty in Python: the problem keeps its points). ``probe``: the rank-one
-    check's random vector (compiled code only)."""
-    return (problem.objective_at(x), problem.objective_noise(x), True,
-            (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0))
+    whether the oracle's point is good, and the record ``(u, *the outputs of
+    indkernel.core.rank_one._point)`` that :meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>` turns into the point (:func:`no_record` in
+    Python: the problem keeps its points). ``probe``: the rank-one check's random vector (compiled
+    code only)."""
+    return problem.objective_at(x), problem.objective_noise(x), True, no_record()
 
 
 def trial_project(problem, x: np.ndarray) -> np.ndarray:
@@ -72,7 +78,7 @@ def _compiled_trial_value(problem, probe, x):
             u = np.zeros(n)
             for j in range(x.size):
                 u[rows[j]] += weights[j] * x[j]
-            decomposition, _, _, Ku, phi, magnitude, backward = _point(d, V0, u, rho, probe, threads)
+            decomposition, z, use_negative, Ku, phi, magnitude, backward = _point(d, V0, u, rho, probe, threads)
             dual_term, dual_magnitude = 0.0, 0.0
             for j in range(x.size):
                 quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
@@ -81,7 +87,7 @@ def _compiled_trial_value(problem, probe, x):
             uu = np.dot(u, u)
             noise = noise_factor * (dual_magnitude + abs(phi) + magnitude + uu * (uu / (8.0 * rho)))
             ok = decomposition[10] == 0 and backward <= check_tol  # (a NaN backward error fails)
-            return dual_term + phi, noise, ok, (u, Ku, decomposition[0], phi, magnitude, backward)
+            return dual_term + phi, noise, ok, (u, decomposition, z, use_negative, Ku, phi, magnitude, backward)
 
         return value
     return None

@@ -29,6 +29,7 @@ from .namespace import checked_kernel
 from .penalties import Mercer, Penalty
 from .projection import read_only
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, Oracle, ProxyPoint, RankOneProxy
+from .rank_one import RankOnePoint, _eigen
 from .threads import threads_for
 
 #: libsvm's stopping tolerance and iteration cap in :meth:`IndefiniteProblem.libsvm_dual_coef`: the
@@ -343,8 +344,10 @@ class IndefiniteProblem:
     def adopt(self, alpha: np.ndarray, record: tuple) -> None:
         """Keep the oracle's point at α from a compiled line search's ``record`` (:func:`indkernel.core.compiled_objective.trial_value`)
         as if the oracle had computed it here (:meth:`indkernel.core.proxy.RankOneProxy.adopt`)."""
-        u, Ku, values, value, magnitude, backward = record
-        point = self.oracle.adopt(u, self.rho, Ku, values, value, magnitude, backward)
+        u, decomposition, z, use_negative, Ku, value, magnitude, backward = record
+        found = RankOnePoint(_eigen(decomposition), z, bool(use_negative), Ku, float(value), float(magnitude),
+                             float(backward))
+        point = self.oracle.adopt(u, self.rho, found)
         self._recent_points = [*self._recent_points, (alpha.tobytes(), point)][-RECENT_POINTS:]
 
     def objective_roundoff(self, alpha) -> float:

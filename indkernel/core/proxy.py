@@ -304,13 +304,24 @@ class RankOneProxy(EighProxy):
         """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads
         (each compiled call is given the count: one runs in the calling thread)."""
         d, V0 = self.spectrum
-        sigma = 1.0 / (4.0 * rho)
         try:
             found = rank_one.rank_one_point(d, V0, u, rho, self.draw_probe(u.size), threads)
         except rank_one.SecularEquationError:
             return self._fall_back(u, rho)
         if not found.backward <= self.CHECK_TOL:
             return self._fall_back(u, rho)
+        return self._from_found(u, rho, threads, found)
+
+    def adopt(self, u: np.ndarray, rho: float, found: rank_one.RankOnePoint) -> ProxyPoint:
+        """The point at u from the update that compiled code did there (:func:`indkernel.core.rank_one._point`,
+        its check passed), as if computed here."""
+        return self._from_found(u, rho, threads_for(u.size), found)
+
+    def _from_found(self, u: np.ndarray, rho: float, threads: int, found: rank_one.RankOnePoint) -> ProxyPoint:
+        """The point at u from the update's results; it and its closures run on at most ``threads``
+        numba threads."""
+        d, V0 = self.spectrum
+        sigma = 1.0 / (4.0 * rho)
         eigen, z, use_negative = found.eigen, found.z, found.use_negative
         negative = eigen.values < 0
         side = negative if use_negative else ~negative
@@ -346,36 +357,11 @@ class RankOneProxy(EighProxy):
             t = _projector(eigen.vectors(positive if few else ~positive, threads), few)(s)
             return rank_one.product(V0, t, threads)
 
-        return self._point_from(u, rho, found.Ku, eigen.values, found.value, found.magnitude, found.backward,
-                                (make_kernel, multiply, make_curvature, project_positive))
-
-    def _point_from(self, u: np.ndarray, rho: float, Ku: np.ndarray, values: np.ndarray, value: float,
-                    magnitude: float, backward: float, closures: tuple) -> ProxyPoint:
-        """The point at u from the update's results (``values``: all eigenvalues of A; ``backward``:
-        the measured backward error) and its four closures (kernel, multiply, curvature, projector)."""
         # the measured error along one random direction, taken to a Frobenius norm (x4 for the draw)
-        errors = roundoff_allowances(u.size, self.frobenius, self.norm, 1.0 / (4.0 * rho), float(u @ u), rho,
-                                     values[values < 0], magnitude, 4 * np.sqrt(u.size) * backward)
-        make_kernel, multiply, make_curvature, project_positive = closures
-        return ProxyPoint(u, Ku, value, make_kernel, multiply, errors, magnitude, make_curvature, project_positive)
-
-    def adopt(self, u: np.ndarray, rho: float, Ku: np.ndarray, values: np.ndarray, value: float, magnitude: float,
-              backward: float) -> ProxyPoint:
-        """The point at u from what compiled code computed there (:func:`indkernel.core.rank_one._point`,
-        its check passed): value, ``K*u`` and allowances now; the eigenvectors, for the closures
-        (kernel, products, curvature, projector), by the update done again on first use (the same
-        bits: it is deterministic)."""
-        threads = threads_for(u.size)
-        full: list[ProxyPoint] = []
-
-        def again() -> ProxyPoint:
-            if not full:
-                full.append(self._update(u, rho, threads))
-            return full[0]
-
-        closures = (lambda: again().kernel(), lambda v: again().multiply(v), lambda: again().curvature(),
-                    lambda v: again().project_positive(v))
-        return self._point_from(u, rho, Ku, values, float(value), float(magnitude), float(backward), closures)
+        errors = roundoff_allowances(u.size, self.frobenius, self.norm, sigma, float(u @ u), rho, eigen.values[negative],
+                                     found.magnitude, 4 * np.sqrt(u.size) * found.backward)
+        return ProxyPoint(u, found.Ku, found.value, make_kernel, multiply, errors, found.magnitude, make_curvature,
+                          project_positive)
 
     def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
         self.fallbacks += 1

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 
 from .._validation import check_positive_scalar
-from ..core.compiled_objective import _NOTHING, stop_for_time, trial_project, trial_value
+from ..core.compiled_objective import no_record, stop_for_time, trial_project, trial_value
 from .tracking import Run
 
 #: Doublings of L in one backtracking search before the run stops (2^200 times the estimate).
@@ -106,7 +106,7 @@ def _backtracking(problem, probe, run, y, f_y, g_y, noise_y, L, armijo, use_armi
     status codes above; on a failed try its point and value). ``problem``, ``probe`` as
     :func:`indkernel.core.compiled_objective.trial_value` takes them; ``run`` as
     :func:`indkernel.core.compiled_objective.stop_for_time` does."""
-    record = (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0)
+    record = no_record()
     for _ in range(tries):
         trial = y + g_y / L
         if not np.all(np.isfinite(trial)):

@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.compiled_objective import _NOTHING, example, trial_project, trial_value
+from ..core.compiled_objective import example, no_record, trial_project, trial_value
 from ..core.projection import read_only
 from ..core.rank_one import WARM_UPS
 from ..core.tangent_cg import steihaug
@@ -266,7 +266,7 @@ def _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo):
     point = trial_project(problem, x + t * direction)
     slope = np.dot(g, point - x)
     if _downhill(slope, noise_x, armijo):
-        return point, -np.inf, False, True, (_NOTHING, _NOTHING, _NOTHING, 0.0, 0.0, 0.0)
+        return point, -np.inf, False, True, no_record()
     value, noise, ok, record = trial_value(problem, probe, point)
     return point, value, value >= f_x + armijo * slope - noise_x - noise, ok, record
 
