@@ -459,3 +459,19 @@ def test_a_failed_rank_one_check_sends_the_compiled_search_to_python(monkeypatch
     assert result.status == "optimal" and result.fallbacks > 0
     assert result.iterations == reference.iterations
     assert result.lower == pytest.approx(reference.lower, rel=1e-10)
+
+
+def test_a_pickled_problem_leaves_its_compiled_objective_behind_and_solves_the_same():
+    """The compiled objective (views of the oracle's arrays) is not pickled; the unpickled problem
+    makes its own and takes the same iterations."""
+    import pickle
+
+    problem = NEWTON_TYPES["svm"](30, 5)
+    first = solve(problem, "newton", tol=1e-8)
+    assert problem.compiled_objective is not None
+    again = pickle.loads(pickle.dumps(problem))
+    assert "compiled_objective" not in vars(again)
+    second = solve(again, "newton", tol=1e-8)
+    assert again.compiled_objective is not None
+    assert second.iterations == first.iterations
+    assert second.lower == pytest.approx(first.lower, rel=1e-12)

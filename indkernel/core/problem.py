@@ -137,8 +137,11 @@ class IndefiniteProblem:
                 f"in [{float(values.min()):.3g}, {float(values.max()):.3g}]")
 
     def __getstate__(self) -> dict:
-        """Pickle without the kept oracle points (they hold closures); they are recomputed on use."""
-        return {**self.__dict__, "_recent_points": []}
+        """Pickle without the kept oracle points (they hold closures) and the compiled objective (views
+        of the oracle's arrays); they are recomputed on use."""
+        state = {**self.__dict__, "_recent_points": []}
+        state.pop("compiled_objective", None)
+        return state
 
     def __setattr__(self, name: str, value) -> None:
         # validated once: a changed rho or C would skip the checks and void the certificate (the
