@@ -49,7 +49,7 @@ numpydoc_validation_exclude = {
     r"^indkernel\.reproduction\.protocol\.StratifiedKFold$",  # scikit-learn's class, imported (autosummary scans it)
     r"\.(ABC|abstractmethod)$",  # imported from abc by the machines and penalties
     # the machines' and penalties' implementations of their base class's methods (its docstring is shown)
-    r"^indkernel\.core\.machines\.(Hinge|SquaredHinge|EpsilonInsensitive|OneClass)\.(u|u_adjoint|u_extent|linear|"
+    r"^indkernel\.core\.machines\.(Hinge|SquaredHinge|EpsilonInsensitive|OneClass)\.(u|u_adjoint|u_map|u_extent|linear|"
     r"linear_gradient|primal_loss|loss_magnitude|libsvm_beta|from_dual_coef|start|model_spec)$",
     # the rules' implementations of TestRule's methods (its docstrings are shown)
     r"^indkernel\.estimators\.rules\.(Raw|Consistent|ConsistentFlip|ConsistentK0|Transductive)\.(coefficients|decide)$",

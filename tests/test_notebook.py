@@ -66,7 +66,7 @@ def test_a_progress_bar_in_a_notebook_is_one_line_of_text(tmp_path):
     outputs = notebook.cells[0].outputs
     assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"], outputs
     shown = [o.data["text/plain"] for o in outputs if o.output_type == "display_data"]
-    # a kernel on a new install first compiles the oracle (about a minute on the floor job): its clock shows
+    # a kernel on a new install first compiles the oracle (over a minute on the floor job): its clock shows
     shown = [line for line in shown if not line.startswith("compiling the rank-one oracle (numba; once after installing")]
     assert shown[0].startswith("steps: 100%|██████████| 300/300"), shown
     assert shown[1].startswith("eigendecomposition of K0 (60×60): ")
@@ -85,7 +85,7 @@ def test_a_slow_step_shows_its_clock_and_a_quick_one_nothing(capsys):
 
 
 def test_the_first_compilation_says_what_it_is_doing(monkeypatch, capsys):
-    """After an install numba compiles the oracle for about a minute: a line says so (here a stand-in
+    """After an install numba compiles the oracle for over a minute: a line says so (here a stand-in
     compilation of 1.3 s)."""
     monkeypatch.setattr(rank_one, "_compiled", False)
     monkeypatch.setattr(rank_one, "_compile", lambda: time.sleep(1.3))

@@ -660,7 +660,7 @@ WARM_UPS: list[Callable[[], None]] = []
 def compile_oracle() -> None:
     """Compile the functions above, once per process, for the array types the oracle passes them.
 
-    Numba compiles at a function's first call (on a new install: about a minute for all of them
+    Numba compiles at a function's first call (on a new install: about 80 s for all of them
     on 2 cores; later, loading numba's on-disk cache: about 0.5 s). :func:`indkernel.solve` calls this
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
@@ -674,7 +674,7 @@ def compile_oracle() -> None:
     global _compiled
     if _compiled:
         return
-    with if_slow("compiling the rank-one oracle (numba; once after installing, about a minute)"):
+    with if_slow("compiling the rank-one oracle (numba; once after installing, about 80 s)"):
         _compile()
     _compiled = True
 
