@@ -660,7 +660,7 @@ WARM_UPS: list[Callable[[], None]] = []
 def compile_oracle() -> None:
     """Compile the functions above, once per process, for the array types the oracle passes them.
 
-    Numba compiles at a function's first call (on a new install: about 80 s for all of them
+    Numba compiles at a function's first call (on a new install: about 70 s for all of them
     on 2 cores; later, loading numba's on-disk cache: about 0.5 s). :func:`indkernel.solve` calls this
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
@@ -674,7 +674,7 @@ def compile_oracle() -> None:
     global _compiled
     if _compiled:
         return
-    with if_slow("compiling the rank-one oracle (numba; once after installing, about 80 s)"):
+    with if_slow("compiling the rank-one oracle (numba; once after installing, about 70 s)"):
         _compile()
     _compiled = True
 
@@ -761,7 +761,10 @@ def rank_one_point(d: np.ndarray, V0: np.ndarray, u: np.ndarray, rho: float, pro
     SecularEquationError
         If the zero finder fails (the oracle falls back to a dense ``eigh``).
     """
-    d, V0, u, probe = (read_only(v) for v in (d, V0, u, probe))  # one compiled version for every caller
+    # one compiled version for every caller, the compiled line searches included (they form u and
+    # the probe themselves: writable); the spectrum is read-only
+    d, V0 = read_only(d), read_only(V0)
+    u, probe = (np.array(v, dtype=np.float64) for v in (u, probe))
     decomposition, z, use_negative, Ku, value, magnitude, backward = _point(d, V0, u, float(rho), probe, threads)
     return RankOnePoint(_eigen(decomposition), z, bool(use_negative), Ku, float(value), float(magnitude),
                         float(backward))
