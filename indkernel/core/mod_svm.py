@@ -84,6 +84,10 @@ class ModSVMDual:
         return scipy.sparse.linalg.LinearOperator((self.n, self.n), matvec=lambda v: -(M @ np.where(active, M @ v, 0.0)),
                                                   dtype=float)
 
+    def hessian_product_at(self, lam: np.ndarray):
+        """The Hessian as Newton's direction takes it: the product ``v ↦ ∇²q(λ)v`` (no compiled form)."""
+        return self.hessian_at(lam).matvec
+
     def curvature_estimate(self) -> float:
         """``‖M‖₂²`` by a few power iterations (a rough scale for first step sizes)."""
         v = np.random.default_rng(0).standard_normal(self.n)

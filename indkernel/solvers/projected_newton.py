@@ -194,7 +194,7 @@ def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residu
     the problem's Hessian has a compiled form (:meth:`IndefiniteProblem.hessian_product_at
     <indkernel.core.problem.IndefiniteProblem.hessian_product_at>`), the same code run by Python
     otherwise."""
-    hessian = problem.hessian_product_at(x) if hasattr(problem, "hessian_product_at") else problem.hessian_at(x).matvec
+    hessian = problem.hessian_product_at(x)
     solve = steihaug if isinstance(hessian, tuple) else steihaug.py_func
     return solve(hessian, read_only(g), np.flatnonzero(free), read_only(problem.feasible.a), float(shift),
                  float(radius), int(cg_steps), float(first_residual or 0.0))
