@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem, solve
 from indkernel.core.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
+from indkernel.core.projection import read_only
 from indkernel.solvers.models import maxmin_model
 
 
@@ -380,11 +381,11 @@ def test_the_machines_map_as_data_is_their_map(kind, rng):
 def _steihaug_both_ways(problem, x, free, radius, first_residual):
     """Newton's direction at x as the solver takes it (compiled code on the problem's compiled
     Hessian, where it has one) and from its Hessian operator (the same function run by Python)."""
-    from indkernel.core.tangent_cg import steihaug
-    from indkernel.solvers.projected_newton import _newton_direction
+    from indkernel.core.tangent_cg import newton_direction, steihaug
 
     g = problem.gradient(x)
-    solver = _newton_direction(problem, x, g, free, 1e-8, radius, 60, first_residual)
+    solver = newton_direction(problem.hessian_product_at(x), g, np.flatnonzero(free), read_only(problem.feasible.a), 1e-8,
+                              radius, 60, first_residual)
     python = steihaug.py_func(problem.hessian(x).matvec, g, np.flatnonzero(free), problem.feasible.a, 1e-8, radius, 60,
                               first_residual)
     return problem.hessian_product_at(x), solver, python

@@ -858,13 +858,22 @@ def test_line_search_noise_covers_the_oracles_disagreement_on_differences():
         assert abs(differences[0]) > 1000 * noise  # the comparison is not vacuous
 
 
+def _search_by_python(problem, x, f_x, g, direction, search: NewtonSearch):
+    """``(x(t), f(x(t)), t)`` of Newton's projected search run by Python on the problem's methods (its
+    compiled run, inside the compiled iteration, is the same function: ``test_problem_types.py``)."""
+    from indkernel.solvers.projected_newton import _search
+
+    found, value, t, ok, _, _ = _search(problem, None, x, f_x, g, direction, problem.objective_noise(x), search.armijo,
+                                        search.extrapolate, search.max_halvings, search.max_doublings)
+    assert ok
+    return found, value, t
+
+
 @pytest.mark.parametrize("oracle", ["eigh", "rank-one"])
 def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     """A step that loses more than the rounding of the comparison is refused, even where the
     loss is within the certified round-off of f (the full-set USPS Simpson stall: searches that
     allowed the certified round-off accepted losing steps and wandered for 1000 iterations)."""
-    from indkernel.solvers.projected_newton import _projected_search
-
     problem = _large_constant_problem(oracle)
     search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
     lo, hi = problem.feasible.lo, problem.feasible.hi
@@ -878,7 +887,7 @@ def test_newton_search_rejects_a_step_that_loses_more_than_the_noise(oracle):
     direction = descent * loss / float(descent @ descent)  # first-order loss ≈ `loss`
     point = problem.project(x + direction)
     assert 50 * problem.objective_noise(x) < f_x - problem.objective(point) < problem.objective_roundoff(x)
-    found, value, t = _projected_search(problem, x, f_x, g, direction, search)
+    found, value, t = _search_by_python(problem, x, f_x, g, direction, search)
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
 
 
@@ -888,8 +897,6 @@ def test_newton_search_pays_no_oracle_call_where_the_projected_path_descends():
     trial descends (none computed); a step within rounding is still tried (the last iterations at
     C = 1e6 end on such steps)."""
     from indkernel.core.proxy import RankOneProxy
-    from indkernel.solvers.projected_newton import _projected_search
-
     class Counting(RankOneProxy):
         calls = 0
 
@@ -904,13 +911,13 @@ def test_newton_search_pays_no_oracle_call_where_the_projected_path_descends():
     x = problem.project(np.full(problem.dim, 0.7))
     f_x, g = problem.objective(x), problem.gradient(x)
     before = oracle.calls
-    found, value, t = _projected_search(problem, x, f_x, g, -g, search)
+    found, value, t = _search_by_python(problem, x, f_x, g, -g, search)
     assert t == 0.0 and np.array_equal(found, x) and value == f_x
     assert oracle.calls == before
     a = problem.feasible.a
     tangent = g - a * (a @ g) / (a @ a)
     tiny = -tangent * problem.objective_noise(x) / float(tangent @ tangent)  # a first-order loss of one noise
-    _projected_search(problem, x, f_x, g, tiny, search)
+    _search_by_python(problem, x, f_x, g, tiny, search)
     assert oracle.calls > before
 
 
@@ -921,8 +928,6 @@ def test_newton_search_cuts_a_step_far_too_long_in_a_few_tries():
     maximizer in four oracle calls."""
     from types import SimpleNamespace
 
-    from indkernel.solvers.projected_newton import _projected_search
-
     computed = []
 
     def objective_at(p):
@@ -932,7 +937,7 @@ def test_newton_search_cuts_a_step_far_too_long_in_a_few_tries():
     problem = SimpleNamespace(feasible=SimpleNamespace(project=lambda p: p), objective_noise=lambda p: 0.0,
                               objective_at=objective_at)
     search = NewtonSearch(**{name: newton_default(name) for name in NewtonSearch.__dataclass_fields__})
-    found, value, t = _projected_search(problem, np.zeros(1), -1.0, np.array([2.0]), np.array([200.0]), search)
+    found, value, t = _search_by_python(problem, np.zeros(1), -1.0, np.array([2.0]), np.array([200.0]), search)
     assert t == pytest.approx(0.005) and found[0] == pytest.approx(1.0) and value == pytest.approx(0.0, abs=1e-12)
     assert len(computed) == 4
 

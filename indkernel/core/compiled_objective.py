@@ -18,8 +18,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+from .curvature import rank_one_curvature
 from .projection import _project, read_only
-from .rank_one import _point
+from .rank_one import _point, _vectors
 
 
 @register_jitable
@@ -40,6 +41,18 @@ def trial_value(problem, probe: np.ndarray, x: np.ndarray) -> tuple:
     Python: the problem keeps its points). ``probe``: the rank-one check's random vector (compiled
     code only)."""
     return problem.objective_at(x), problem.objective_noise(x), True, no_record()
+
+
+def trial_gradient(problem, x: np.ndarray, record: tuple) -> np.ndarray:
+    """``∇f(x)`` at a point :func:`trial_value` computed (its ``record``): ``∇ℓ(x) - Uᵀ(K*u)``."""
+    return problem.gradient_at(x)
+
+
+def trial_hessian(problem, x: np.ndarray, record: tuple):
+    """The Hessian at a point :func:`trial_value` computed (its ``record``), as
+    :func:`indkernel.core.curvature.hessian_product` takes it (:meth:`IndefiniteProblem.hessian_product_at
+    <indkernel.core.problem.IndefiniteProblem.hessian_product_at>`)."""
+    return problem.hessian_product_at(x)
 
 
 def trial_project(problem, x: np.ndarray) -> np.ndarray:
@@ -101,4 +114,36 @@ def _compiled_trial_project(problem, x):
             return _project(x, a, b, lo, hi)[0]
 
         return project
+    return None
+
+
+@overload(trial_gradient, jit_options={"error_model": "numpy"})
+def _compiled_trial_gradient(problem, x, record):
+    if isinstance(problem, types.BaseTuple):
+        def gradient(problem, x, record):
+            rows, weights, quadratic, linear = problem[4], problem[5], problem[7], problem[8]
+            Ku = record[4]
+            g = np.empty(x.size)
+            for j in range(x.size):
+                g[j] = linear[j] - quadratic[j] * x[j] - weights[j] * Ku[rows[j]]
+            return g
+
+        return gradient
+    return None
+
+
+@overload(trial_hessian, jit_options={"error_model": "numpy"})
+def _compiled_trial_hessian(problem, x, record):
+    if isinstance(problem, types.BaseTuple):
+        def hessian(problem, x, record):
+            V0, rho, threads, rows, weights, n, quadratic = (problem[1], problem[2], problem[3], problem[4],
+                                                             problem[5], problem[6], problem[7])
+            decomposition, z = record[1], record[2]
+            values, source, kept, poles, z_hat, origin, tau, _, rotations, _, _ = decomposition
+            W = _vectors(source, n, kept, poles, z_hat, origin, tau, rotations, threads)
+            V0, W, positive, negative, G, diagonal, p, sigma, threads = rank_one_curvature(V0, values, W, z,
+                                                                                             1.0 / (4.0 * rho), threads)
+            return V0, W, positive, negative, G, diagonal, p, sigma, threads, rows, weights, n, quadratic
+
+        return hessian
     return None

@@ -90,16 +90,25 @@ def _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma, v, threa
     return product(V0, product(W, _apply(positive, negative, G, diagonal, p, sigma, q), threads), threads)
 
 
+@numba.njit(cache=True, error_model="numpy")
+def rank_one_curvature(V0, values, W, z, sigma, threads):
+    """The arrays of :class:`RankOneCurvature` for ``A = V0 (diag(d) + σzzᵀ) V0ᵀ`` whose inner matrix has
+    the eigenvalues ``values`` and the (Fortran-ordered) eigenvectors W: ``(V0, W, positive, negative,
+    G, diagonal, p, σ, threads)``, the divided differences of :class:`DividedDifferences` at ``p = Wᵀz``."""
+    p = transposed_product(W, z, threads)
+    positive, negative, G, diagonal = _divided_differences(values, p, sigma)
+    return V0, W, positive, negative, G, diagonal, p, sigma, threads
+
+
 class RankOneCurvature:
     """``v ↦ Jv = V0 W (middle(Wᵀ V0ᵀ v))`` for Fortran-ordered V0 and W and the divided differences
-    ``middle``, on at most ``threads`` numba threads; ``compiled``: its arrays, for compiled code
-    (:func:`compiled_hessian`)."""
+    ``middle``, on at most ``threads`` numba threads; ``compiled``: its arrays (:func:`rank_one_curvature`),
+    for compiled code (:func:`compiled_hessian`)."""
 
     __slots__ = ("compiled",)
 
-    def __init__(self, V0: np.ndarray, W: np.ndarray, middle: DividedDifferences, threads: int):
-        self.compiled = (V0, W, middle.positive, middle.negative, middle.G, middle.diagonal, middle.p, middle.sigma,
-                         threads)
+    def __init__(self, compiled: tuple):
+        self.compiled = compiled
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
         return _rank_one_product(*self.compiled[:-1], np.ascontiguousarray(v, dtype=np.float64), self.compiled[-1])
@@ -147,12 +156,12 @@ def compile_curvature() -> None:
     a formed W), and Newton's direction on them, within :func:`indkernel.core.rank_one.compile_oracle`."""
     frozen = np.asfortranarray(np.eye(2))
     frozen.flags.writeable = False
-    middle = DividedDifferences(np.array([-1.0, 1.0]), np.ones(2), 0.25)
-    middle(np.ones(2))
-    curvature = RankOneCurvature(frozen, np.asfortranarray(np.eye(2)), middle, 1)
+    DividedDifferences(np.array([-1.0, 1.0]), np.ones(2), 0.25)(np.ones(2))
+    curvature = RankOneCurvature(rank_one_curvature(frozen, np.array([-1.0, 1.0]), np.asfortranarray(np.eye(2)),
+                                                    np.ones(2), 0.25, 1))
     curvature(np.ones(2))
     from .tangent_cg import steihaug  # (it imports this module)
 
     # Newton's direction on a problem's compiled Hessian (IndefiniteProblem.hessian_product_at's arrays)
     hessian = compiled_hessian(curvature, np.arange(2, dtype=np.int64), np.ones(2), 2, np.zeros(2))
-    steihaug(hessian, read_only(np.ones(2)), np.arange(2), read_only(np.array([1.0, -1.0])), 0.0, 1.0, 2, 0.0)
+    steihaug(hessian, np.ones(2), np.arange(2), read_only(np.array([1.0, -1.0])), 0.0, 1.0, 2, 0.0)

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg
 
 from . import rank_one, threads
-from .curvature import DividedDifferences, RankOneCurvature
+from .curvature import DividedDifferences, RankOneCurvature, rank_one_curvature
 from .spectrum_cache import SPECTRA
 from .threads import blas_thread_count, blas_threads, threads_for
 
@@ -345,8 +345,8 @@ class RankOneProxy(EighProxy):
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
             """In ``V0 W`` coordinates, ``W`` the eigenvectors of ``diag(d) + σzzᵀ`` (one more n×n
             array, O(n²) to form); each product two passes over V0 and two over W."""
-            W = np.asfortranarray(eigen.vectors(slice(None), threads))
-            return RankOneCurvature(V0, W, DividedDifferences(eigen.values, W.T @ z, sigma), threads)
+            W = eigen.vectors(slice(None), threads)
+            return RankOneCurvature(rank_one_curvature(V0, eigen.values, W, z, sigma, threads))
 
         def project_positive(v: np.ndarray) -> np.ndarray:
             """``Pv = V0 (W_+W_+ᵀ) V0ᵀv`` (or ``I - W_≤0W_≤0ᵀ`` inside), forming the eigenvectors

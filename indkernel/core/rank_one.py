@@ -341,6 +341,25 @@ def _eigenvectors(d, z_hat, origin, tau, roots, threads):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _vectors(source, n, kept, poles, z_hat, origin, tau, rotations, threads):
+    """The (n, m) orthonormal eigenvectors (Fortran order) of the eigenvalues whose ``source``
+    (:class:`RankOneEigen`'s) is given: the roots' from the Löwner vector, a deflated one a unit
+    vector, both rotated back."""
+    if kept.size == n:  # nothing deflated, nothing rotated: one array, no copy
+        return _eigenvectors(poles, z_hat, origin, tau, source, threads).T
+    roots = np.flatnonzero(source >= 0)
+    rows = _eigenvectors(poles, z_hat, origin, tau, source[roots], threads)
+    X = np.zeros((source.size, n))  # one row per vector; transposed on return
+    for k in range(roots.size):
+        for i in range(kept.size):
+            X[roots[k], kept[i]] = rows[k, i]
+    for k in range(source.size):
+        if source[k] < 0:
+            X[k, -1 - source[k]] = 1.0
+    return _unrotate(X.T, rotations)
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _sums_of_chunk(d, z_hat, origin, tau, roots, lam, z, r, start, stop, sums):
     """The terms ``start`` to ``stop - 1`` of :func:`_eigenvector_sums` added to ``sums`` (3, K)."""
     w = np.empty(d.size)
@@ -629,16 +648,8 @@ class RankOneEigen:
         """Orthonormal eigenvectors (n, m) for the eigenvalues ``values[select]`` (mask or indices), on
         ``threads`` numba threads (default: ``numba.get_num_threads()``)."""
         threads = numba.get_num_threads() if threads is None else threads
-        source = self._source[select]
-        roots = source >= 0
-        if self._kept.size == self.n:  # nothing deflated, nothing rotated: one array, no copy
-            return _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source, threads).T
-        X = np.zeros((source.size, self.n))  # one row per vector; transposed on return
-        rows = _eigenvectors(self._poles, self._z_hat, self._origin, self._tau, source[roots], threads)
-        X[np.ix_(np.flatnonzero(roots), self._kept)] = rows
-        deflated = np.flatnonzero(~roots)
-        X[deflated, -1 - source[deflated]] = 1.0
-        return _unrotate(X.T, self._rotations)
+        return _vectors(self._source[select], self.n, self._kept, self._poles, self._z_hat, self._origin, self._tau,
+                        self._rotations, threads)
 
     def eigenvector_sums(self, select, r: np.ndarray, z: np.ndarray | None = None, threads: int | None = None
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -10,7 +10,8 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.extending import register_jitable
+from numba import types
+from numba.extending import overload, register_jitable
 
 from .curvature import hessian_product
 
@@ -96,3 +97,18 @@ def _to_sphere(x: np.ndarray, d: np.ndarray, radius: float) -> float:
     """The step τ >= 0 with ``‖x + τd‖ = radius`` (for ``‖x‖ <= radius``)."""
     dd, xd, xx = np.dot(d, d), np.dot(x, d), np.dot(x, x)
     return (-xd + np.sqrt(max(xd * xd + dd * (radius * radius - xx), 0.0))) / dd
+
+
+def newton_direction(hessian, g, free, a, shift, radius, steps, first_residual):
+    """:func:`steihaug` for the Hessian as :func:`indkernel.core.curvature.hessian_product` takes it: one
+    compiled call for the compiled form (a tuple), the same function run by Python on a callable."""
+    solve = steihaug if isinstance(hessian, tuple) else steihaug.py_func
+    return solve(hessian, g, free, a, float(shift), float(radius), int(steps), float(first_residual))
+
+
+@overload(newton_direction, jit_options={"error_model": "numpy"})
+def _compiled_newton_direction(hessian, g, free, a, shift, radius, steps, first_residual):
+    if isinstance(hessian, types.BaseTuple):
+        return lambda hessian, g, free, a, shift, radius, steps, first_residual: steihaug(
+            hessian, g, free, a, shift, radius, steps, first_residual)
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
 from .._validation import check_positive_scalar
 from ..core.compiled_objective import no_record, stop_for_time, trial_project, trial_value
@@ -64,7 +65,7 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
     for a projected Newton face), up to the rounding of the comparison
     (:meth:`IndefiniteProblem.objective_noise`); None
     once the run has ended (a non-finite value, ``time_limit``, or ``MAX_BACKTRACKS`` doublings).
-    Each try is one oracle call. The tries run compiled (:func:`_backtracking`) on the problem's
+    Each try is one oracle call. The tries (:func:`backtracking`) run compiled on the problem's
     compiled objective (its accepted point kept by the problem, :meth:`IndefiniteProblem.adopt
     <indkernel.core.problem.IndefiniteProblem.adopt>`) where it has one and the run has no time
     limit (compiled code reads no clock); by Python otherwise, and again where a try's rank-one
@@ -74,13 +75,13 @@ def gradient_projection_step(problem, run: Run, y: np.ndarray, f_y: float, g_y: 
     compiled = getattr(problem, "compiled_objective", None) if run.time_limit is None else None
     if compiled is not None:
         probe = problem.oracle.draw_probe(problem.n)
-        x_new, f_new, L, status, record = _backtracking(compiled, probe, None, y, float(f_y), g_y, *options)
+        x_new, f_new, L, status, record, _ = _backtracking(compiled, probe, None, y, float(f_y), g_y, *options)
         if status == ACCEPTED:
             problem.adopt(x_new, record)
             return x_new, problem.objective_at(x_new), L  # (ℓ summed as everywhere else)
         if status != CHECK_FAILED:
             return _ended(run, status, x_new, f_new, L)
-    x_new, f_new, L, status, _ = _backtracking.py_func(problem, None, run, y, f_y, g_y, *options)
+    x_new, f_new, L, status, _, _ = backtracking(problem, None, run, y, f_y, g_y, *options)
     return (x_new, f_new, L) if status == ACCEPTED else _ended(run, status, x_new, f_new, L)
 
 
@@ -100,28 +101,34 @@ def _ended(run: Run, status: int, trial: np.ndarray, value: float, L: float) -> 
     return None  # OUT_OF_TIME: the run stopped itself
 
 
-@numba.njit(cache=True, error_model="numpy")
-def _backtracking(problem, probe, run, y, f_y, g_y, noise_y, L, armijo, use_armijo, tries):
-    """The tries of :func:`gradient_projection_step`: ``(x⁺, f(x⁺), L, status, record)`` (the
-    status codes above; on a failed try its point and value). ``problem``, ``probe`` as
-    :func:`indkernel.core.compiled_objective.trial_value` takes them; ``run`` as
-    :func:`indkernel.core.compiled_objective.stop_for_time` does."""
-    record = no_record()
+@register_jitable(error_model="numpy")
+def backtracking(problem, probe, run, y, f_y, g_y, noise_y, L, armijo, use_armijo, tries):
+    """The tries of :func:`gradient_projection_step`: ``(x⁺, f(x⁺), L, status, record, noise)`` (the
+    status codes above; on a failed try its point and value; ``noise``: the rounding of f(x⁺),
+    :meth:`IndefiniteProblem.objective_noise <indkernel.core.problem.IndefiniteProblem.objective_noise>`).
+    ``problem``, ``probe`` as :func:`indkernel.core.compiled_objective.trial_value` takes them; ``run``
+    as :func:`indkernel.core.compiled_objective.stop_for_time` does. Python runs it on a problem; compiled
+    code (:func:`_backtracking`, Newton's iteration) on a compiled objective."""
+    record, noise = no_record(), 0.0
     for _ in range(tries):
         trial = y + g_y / L
         if not np.all(np.isfinite(trial)):
-            return trial, f_y, L, STEP_NOT_FINITE, record
+            return trial, f_y, L, STEP_NOT_FINITE, record, noise
         if stop_for_time(run):
-            return trial, f_y, L, OUT_OF_TIME, record
+            return trial, f_y, L, OUT_OF_TIME, record, noise
         x_new = trial_project(problem, trial)
         step = x_new - y
         f_new, noise, ok, record = trial_value(problem, probe, x_new)
         if not ok:
-            return x_new, f_new, L, CHECK_FAILED, record
+            return x_new, f_new, L, CHECK_FAILED, record, noise
         if not np.isfinite(f_new):
-            return x_new, f_new, L, VALUE_NOT_FINITE, record
+            return x_new, f_new, L, VALUE_NOT_FINITE, record, noise
         gain = armijo * np.dot(g_y, step) if use_armijo else np.dot(g_y, step) - 0.5 * L * np.dot(step, step)
         if f_new >= f_y + gain - noise_y - noise:
-            return x_new, f_new, L, ACCEPTED, record
+            return x_new, f_new, L, ACCEPTED, record, noise
         L *= 2.0
-    return y, f_y, L, TOO_MANY, record
+    return y, f_y, L, TOO_MANY, record, noise
+
+
+#: :func:`backtracking` compiled, on a compiled objective.
+_backtracking = numba.njit(cache=True, error_model="numpy")(backtracking)

@@ -9,12 +9,20 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.compiled_objective import example, no_record, trial_project, trial_value
+from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
 from ..core.projection import read_only
 from ..core.rank_one import WARM_UPS
-from ..core.tangent_cg import steihaug
+from ..core.tangent_cg import newton_direction
 from ..core.threads import blas_threads
-from .accelerated_gradient import _backtracking, accelerated_gradient, gradient_projection_step
+from .accelerated_gradient import (
+    ACCEPTED,
+    CHECK_FAILED,
+    MAX_BACKTRACKS,
+    _backtracking,
+    _ended,
+    accelerated_gradient,
+    backtracking,
+)
 from .tracking import Run, _positive_int
 
 #: The projected search computes no point whose first-order loss exceeds this many times the
@@ -141,41 +149,37 @@ def _fraction(value, name: str) -> float:
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float,
              fallback: bool = True, stall_window: int | None = None) -> None:
     """The loop of :func:`projected_newton` from the certified point x (``stall_window``: the
-    optional stall rule)."""
+    optional stall rule): each iteration one call of :func:`_iteration`, compiled on the problem's
+    compiled objective where it has one and the run no time limit (compiled code reads no clock; the
+    accepted point is kept by the problem, :meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>`), run by Python otherwise, and again where a
+    trial point's rank-one check failed (the oracle then falls back to ``eigh`` there)."""
     gaps = [run.upper - run.lower]
-    lo, hi = problem.feasible.lo, problem.feasible.hi
-    curvature = problem.curvature_estimate()
-    L_floor = curvature * 1e-12
-    first_residual, previous = None, None
-    radius = problem.feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
-    f_x = problem.objective_at(x)
-    L = max(_curvature_along_gradient(problem, x), L_floor)
+    feasible = problem.feasible
+    compiled = getattr(problem, "compiled_objective", None) if run.time_limit is None else None
+    settings = (cg_steps, float(shift), search.gradient_armijo, search.armijo, search.extrapolate, search.max_halvings,
+                search.max_doublings, problem.curvature_estimate() * 1e-12, float(feasible.diameter),
+                read_only(feasible.a), read_only(feasible.lo), read_only(feasible.hi))
+    radius = feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
+    f_x, noise, g = problem.objective_at(x), problem.objective_noise(x), problem.gradient_at(x)
+    state = (x, f_x, noise, g, max(_curvature_along_gradient(problem, x), settings[7]), x, g, radius, 0.0)
     for _ in run.iterations():
-        g = problem.gradient_at(x)
+        x, f_x, _, g = state[:4]
         if not run.finite(np.append(g, f_x), "the objective or gradient"):
             return
-        if previous is not None:  # 1/L from the curvature along the last step (Barzilai–Borwein)
-            s, dg = x - previous[0], g - previous[1]
-            if float(s @ s) > 0:
-                L = max(-float(s @ dg) / float(s @ s), L_floor)
-        previous = x, g
-        # 1. the gradient projection step, L by backtracking
-        found = gradient_projection_step(problem, run, x, f_x, g, L, armijo=search.gradient_armijo)
-        if found is None:
+        found = None
+        if compiled is not None:
+            found = _compiled_iteration(compiled, problem.oracle.draw_probe(problem.n), None, *state, settings)
+            if found[-2] == ACCEPTED:
+                problem.adopt(found[0], found[-1])
+        if found is None or found[-2] == CHECK_FAILED:
+            found = _iteration(problem, None, run, *state, settings)
+        x_new, f_new, noise, g_new, L, _, radius, first_residual, status, _ = found
+        if status != ACCEPTED:
+            _ended(run, status, x_new, f_new, L)
             return
-        x_c, f_c, L = found
-        # 2. the Newton direction on the face of x_c
-        g_c = problem.gradient_at(x_c)
-        direction, residual = _newton_direction(problem, x_c, g_c, (x_c > lo) & (x_c < hi), shift * L, radius,
-                                                cg_steps, first_residual)
-        first_residual = first_residual or residual
-        # 3. the projected search along p_A(x_c + tδ)
-        x, f_x, t = _projected_search(problem, x_c, f_c, g_c, direction, search)
-        length = float(np.linalg.norm(direction))
-        radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
-        if radius == 0.0:  # no direction (no free variable): start the next one from the box again
-            radius = problem.feasible.diameter
-        if run.observe(x):
+        state = (x_new, f_new, noise, g_new, L, x, g, radius, first_residual)
+        if run.observe(x_new):
             return
         gaps.append(run.upper - run.lower)
         if stall_window is not None and len(gaps) > stall_window and not gaps[-1] <= 0.5 * gaps[-1 - stall_window]:
@@ -189,86 +193,103 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
             return
 
 
-def _newton_direction(problem, x, g, free, shift, radius, cg_steps, first_residual):
-    """``(δ, ‖r₀‖)`` of :func:`indkernel.core.tangent_cg.steihaug` at x for the free variables (a mask): one compiled call where
-    the problem's Hessian has a compiled form (:meth:`IndefiniteProblem.hessian_product_at
-    <indkernel.core.problem.IndefiniteProblem.hessian_product_at>`), the same code run by Python
-    otherwise."""
-    hessian = problem.hessian_product_at(x)
-    solve = steihaug if isinstance(hessian, tuple) else steihaug.py_func
-    return solve(hessian, read_only(g), np.flatnonzero(free), read_only(problem.feasible.a), float(shift),
-                 float(radius), int(cg_steps), float(first_residual or 0.0))
+@register_jitable(error_model="numpy")
+def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_g, radius, first_residual, settings):
+    """One iteration of :func:`projected_newton` from x (``f(x)``, its rounding ``noise_x``, ``∇f(x)``,
+    the last L, the previous iterate and its gradient, the trust radius, the first direction's
+    residual, 0 before it): ``(x⁺, f(x⁺), its rounding, ∇f(x⁺), L, t, radius, first residual, status,
+    record)``, status as :func:`indkernel.solvers.accelerated_gradient.backtracking`'s (``CHECK_FAILED``: a
+    rank-one check failed, run it again by Python) and the record of x⁺ for :meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>`. ``problem``, ``probe`` and ``run`` as
+    :func:`indkernel.core.compiled_objective.trial_value` and :func:`~indkernel.core.compiled_objective.stop_for_time`
+    take them; ``settings``: the options, L's floor, the box's diameter and the set's a, lo, hi."""
+    cg_steps, shift, gradient_armijo, armijo, extrapolate, max_halvings, max_doublings, L_floor, diameter, a, lo, hi \
+        = settings
+    s = x - previous_x
+    ss = np.dot(s, s)
+    if ss > 0:  # 1/L from the curvature along the last step (Barzilai–Borwein)
+        L = max(-np.dot(s, g - previous_g) / ss, L_floor)
+    # 1. the gradient projection step, L by backtracking
+    x_c, f_c, L, status, record, noise_c = backtracking(problem, probe, run, x, f_x, g, noise_x, L, gradient_armijo,
+                                                        True, MAX_BACKTRACKS)
+    if status != ACCEPTED:
+        return x_c, f_c, noise_c, g, L, 0.0, radius, first_residual, status, record
+    # 2. the Newton direction on the face of x_c
+    g_c = trial_gradient(problem, x_c, record)
+    direction, residual = newton_direction(trial_hessian(problem, x_c, record), g_c,
+                                           np.flatnonzero((x_c > lo) & (x_c < hi)), a, shift * L, radius, cg_steps,
+                                           first_residual)
+    if first_residual == 0.0:
+        first_residual = residual
+    # 3. the projected search along p_A(x_c + tδ)
+    t = 0.0
+    if np.any(direction != 0.0):
+        point, value, t, ok, found, noise = _search(problem, probe, x_c, f_c, g_c, direction, noise_c, armijo,
+                                                    extrapolate, max_halvings, max_doublings)
+        if not ok:
+            return x_c, f_c, noise_c, g_c, L, 0.0, radius, first_residual, CHECK_FAILED, record
+        if t > 0:
+            x_c, f_c, noise_c, record = point, value, noise, found
+            g_c = trial_gradient(problem, x_c, record)
+    length = np.sqrt(np.dot(direction, direction))
+    radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
+    if radius == 0.0:  # no direction (no free variable): start the next one from the box again
+        radius = diameter
+    return x_c, f_c, noise_c, g_c, L, t, radius, first_residual, ACCEPTED, record
 
 
-def _projected_search(problem, x, f_x, g, direction, search: NewtonSearch):
-    """``(x(t), f(x(t)), t)`` for the projected search ``x(t) = p_A(x + tδ)`` (:func:`_search`); t = 0
-    if no step passes Armijo's test. Compiled on the problem's compiled objective (its accepted
-    point kept by the problem, :meth:`IndefiniteProblem.adopt <indkernel.core.problem.IndefiniteProblem.adopt>`),
-    where it has one; the same function run by Python otherwise, and where a trial point's rank-one
-    check failed (the oracle then falls back to ``eigh`` there)."""
-    if not np.any(direction):
-        return x, f_x, 0.0
-    options = (float(problem.objective_noise(x)), search.armijo, search.extrapolate, search.max_halvings,
-               search.max_doublings)
-    compiled = getattr(problem, "compiled_objective", None)  # (the Mod SVM's dual has none)
-    if compiled is not None:
-        probe = problem.oracle.draw_probe(problem.n)
-        point, value, t, ok, record = _search(compiled, probe, x, float(f_x), g, direction, *options)
-        if ok:
-            if t > 0:
-                problem.adopt(point, record)
-                value = problem.objective_at(point)  # (ℓ summed as everywhere else)
-            return point, value, t
-    point, value, t, _, _ = _search.py_func(problem, None, x, f_x, g, direction, *options)
-    return point, value, t
+#: :func:`_iteration` compiled, on a compiled objective.
+_compiled_iteration = numba.njit(cache=True, error_model="numpy")(_iteration)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@register_jitable(error_model="numpy")
 def _search(problem, probe, x, f_x, g, direction, noise_x, armijo, extrapolate, max_halvings, max_doublings):
-    """``(x(t), f(x(t)), t, ok, record)`` of the projected search along δ from x (the rounding of
-    f(x) ``noise_x``); ``ok`` False where a trial point's oracle check failed (compiled code; its
-    search is then run again by Python). ``problem`` and ``probe`` as :func:`indkernel.core.compiled_objective.trial_value` takes them."""
+    """``(x(t), f(x(t)), t, ok, record, noise)`` of the projected search ``x(t) = p_A(x + tδ)`` from x
+    (the rounding of f(x) ``noise_x``; of f(x(t)) ``noise``); t = 0 if no step passes Armijo's test;
+    ``ok`` False where a trial point's oracle check failed (compiled code; the iteration is then run
+    again by Python). ``problem`` and ``probe`` as
+    :func:`indkernel.core.compiled_objective.trial_value` takes them."""
     t = 1.0
-    point, value, accepted, ok, record = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
+    point, value, accepted, ok, record, noise = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
     if not ok:
-        return x, f_x, 0.0, False, record
+        return x, f_x, 0.0, False, record, noise_x
     if accepted:
         # the quadratic model predicts the gain ½gᵀδ (CG's iterates satisfy δᵀBδ = gᵀδ); a gain
         # beyond ``extrapolate`` times that says the curvature falls along δ (the quartic far from
         # the optimum): extrapolate while f keeps growing, else the step is Newton's
         if value - f_x < extrapolate * 0.5 * np.dot(g, direction):
-            return point, value, t, True, record
+            return point, value, t, True, record, noise
         for _ in range(max_doublings):
-            farther, farther_value, farther_accepted, ok, farther_record = _trial(problem, probe, x, f_x, g, direction,
-                                                                                  2 * t, noise_x, armijo)
+            farther, farther_value, farther_accepted, ok, farther_record, farther_noise = _trial(
+                problem, probe, x, f_x, g, direction, 2 * t, noise_x, armijo)
             if not ok:
-                return x, f_x, 0.0, False, record
+                return x, f_x, 0.0, False, record, noise_x
             if not (farther_accepted and farther_value > value):
-                return point, value, t, True, record
-            point, value, t, record = farther, farther_value, 2 * t, farther_record
-        return point, value, t, True, record
+                return point, value, t, True, record, noise
+            point, value, t, record, noise = farther, farther_value, 2 * t, farther_record, farther_noise
+        return point, value, t, True, record, noise
     slope = np.dot(g, direction)
     for _ in range(max_halvings):
         t = _backtrack(t, slope, f_x, value, armijo)
-        point, value, accepted, ok, record = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
+        point, value, accepted, ok, record, noise = _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo)
         if not ok:
-            return x, f_x, 0.0, False, record
+            return x, f_x, 0.0, False, record, noise_x
         if accepted:
-            return point, value, t, True, record
-    return x, f_x, 0.0, True, record
+            return point, value, t, True, record, noise
+    return x, f_x, 0.0, True, record, noise_x
 
 
-@register_jitable
+@register_jitable(error_model="numpy")
 def _trial(problem, probe, x, f_x, g, direction, t, noise_x, armijo):
-    """``(p, f(p), accepted, ok, record)`` at ``p = p_A(x + tδ)``: Armijo's test up to the rounding
-    of both values; a point the projection bends downhill (:func:`_downhill`) is failed without
-    its oracle call (f = -inf, an empty record)."""
+    """``(p, f(p), accepted, ok, record, noise)`` at ``p = p_A(x + tδ)``: Armijo's test up to the rounding
+    of both values (f(p)'s: ``noise``); a point the projection bends downhill (:func:`_downhill`) is
+    failed without its oracle call (f = -inf, an empty record)."""
     point = trial_project(problem, x + t * direction)
     slope = np.dot(g, point - x)
     if _downhill(slope, noise_x, armijo):
-        return point, -np.inf, False, True, no_record()
+        return point, -np.inf, False, True, no_record(), 0.0
     value, noise, ok, record = trial_value(problem, probe, point)
-    return point, value, value >= f_x + armijo * slope - noise_x - noise, ok, record
+    return point, value, value >= f_x + armijo * slope - noise_x - noise, ok, record, noise
 
 
 @register_jitable
@@ -296,9 +317,12 @@ def _downhill(slope: float, noise: float, armijo: float) -> bool:
 
 
 def _compile_searches() -> None:
-    """Compile the searches on a compiled objective (within :func:`indkernel.core.rank_one.compile_oracle`)."""
+    """Compile the iteration and the gradient step on a compiled objective (within
+    :func:`indkernel.core.rank_one.compile_oracle`)."""
     problem, x, g = example(), np.array([0.25, 0.25]), np.array([1.0, 1.0])
-    _search(problem, np.ones(2), x, 0.0, g, g, 1e-15, 1e-4, 1.1, 4, 20)
+    a, lo, hi = problem[9], problem[11], problem[12]
+    settings = (2, 1e-8, 0.1, 1e-4, 1.1, 4, 20, 1e-12, 1.0, a, lo, hi)
+    _compiled_iteration(problem, np.ones(2), None, x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0, settings)
     _backtracking(problem, np.ones(2), None, x, 0.0, g, 1e-15, 1.0, 0.1, True, 2)
 
 
