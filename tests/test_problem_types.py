@@ -14,7 +14,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 import formulations
 from indkernel import ComponentwiseSVMProblem, OneClassProblem, PerturbSVMProblem, SVMProblem, SVRProblem, solve
-from indkernel.core.intercept import best_one_class_offset, best_svr_intercept, epsilon_insensitive_loss, one_class_loss
+from indkernel.core.intercept import (
+    active_terms,
+    best_one_class_offset,
+    best_svr_intercept,
+    epsilon_insensitive_loss,
+    one_class_loss,
+)
 from indkernel.core.projection import read_only
 from indkernel.solvers.models import maxmin_model
 
@@ -314,7 +320,7 @@ def test_best_one_class_offset_is_the_linear_program(nu, rng):
         weights[i] = min(bound, remaining)
         remaining -= weights[i]
     assert loss == pytest.approx(-decision @ weights, rel=1e-12, abs=1e-12)
-    assert one_class_loss(decision, bound, offset) == loss
+    assert one_class_loss(decision, bound, offset) == pytest.approx(loss, rel=1e-14)  # (summed in another order)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -428,6 +434,77 @@ def _python_route(problem, monkeypatch):
     return problem
 
 
+COMPILED_TYPES = ("componentwise", "one-class", "svm", "svr")  # a compiled objective and certificate
+
+
+@pytest.mark.parametrize("kind", COMPILED_TYPES)
+def test_the_compiled_free_certificate_is_certifys_free_bound(kind, monkeypatch):
+    """Each batch of Newton's compiled run certifies its points by the free bound in compiled code;
+    the last point's certificate (the problem keeps its oracle point) is the one ``certify`` gives
+    there by Python (the machine's loss and offset, the oracle's and the sums' allowances, the scale),
+    on every machine and penalty with a compiled form; the runs' iterations are all compiled."""
+    from indkernel.solvers import projected_newton
+
+    problem = NEWTON_TYPES[kind](30, 7)
+    compiled_run, checked = projected_newton._compiled_run, []
+
+    def checking(*arguments):
+        found = compiled_run(*arguments)
+        points, rows = found[2], found[3]
+        if len(rows) and arguments[0] is problem.compiled_objective:
+            problem.adopt(points[-1], found[1])
+            python = problem.certify(points[-1], bound="free")
+            expected = [python.lower, python.upper, python.allowance, python.scale, python.intercept]
+            np.testing.assert_allclose(rows[-1], expected, rtol=1e-12, atol=1e-12 * max(abs(python.lower), 1.0))
+            assert python.alpha_intercept == python.intercept
+            checked.append(len(rows))
+        return found
+
+    monkeypatch.setattr(projected_newton, "_compiled_run", checking)
+    monkeypatch.setattr(projected_newton, "_iteration", None)  # Python's iteration is not called
+    result = solve(problem, "newton", tol=1e-8)
+    assert result.status == "optimal" and checked and sum(checked) == result.iterations
+
+
+@pytest.mark.parametrize("kind", COMPILED_TYPES + ("squared-hinge, componentwise",))
+def test_the_machines_primal_terms_are_their_loss_and_its_allowance(kind, rng):
+    """``Machine.primal_terms`` (compiled where the machine has a compiled loss): the loss at the
+    best offset as the machine's loss function gives it (hinge, ε-insensitive, one-class, squared
+    hinge, written here in NumPy), the sum of the absolute values of its possibly nonzero terms, and
+    weights that bound the loss's change under a perturbation of the decisions (checked on random ones)."""
+    machine = NEWTON_TYPES[kind](25, 4).machine
+    decision = rng.standard_normal(machine.n)
+    error = 1e-3
+    loss, offset, magnitude, weights = machine.primal_terms(decision, error)
+
+    def loss_at(d, b):
+        if kind == "svr":
+            return float(machine.C @ np.maximum(np.abs(machine.target - d - b) - machine.epsilon, 0.0))
+        if kind == "one-class":
+            return float(-b + machine.bound * np.sum(np.maximum(b - d, 0.0)))
+        hinge = np.maximum(1.0 - machine.y * (d + b), 0.0)
+        return float(machine.C @ (hinge ** 2 if "squared" in kind else hinge))
+
+    assert loss == pytest.approx(loss_at(decision, offset), rel=1e-13)
+    for shift in (-1e-3, 1e-3):  # the best offset
+        assert loss_at(decision, offset + shift) >= loss - 1e-12
+    assert magnitude >= abs(loss) > 0
+    if kind == "svr":  # the magnitude of the terms that may be nonzero (active_terms), in NumPy
+        size = np.abs(machine.target) + np.abs(decision) + abs(offset) + machine.epsilon
+        expected = machine.C @ active_terms(np.abs(machine.target - decision - offset) - machine.epsilon, size)
+    elif kind == "one-class":
+        expected = abs(offset) + machine.bound * np.sum(active_terms(offset - decision, np.abs(decision) + abs(offset)))
+    elif "squared" in kind:
+        margin, size = 1.0 - machine.y * (decision + offset), 1.0 + np.abs(decision) + abs(offset)
+        expected = machine.C @ np.where(margin >= -1e-8 * size, (np.maximum(margin, 0.0) + size) ** 2, 0.0)
+    else:
+        expected = machine.C @ active_terms(1.0 - machine.y * (decision + offset), 1.0 + np.abs(decision) + abs(offset))
+    assert magnitude == pytest.approx(expected, rel=1e-13)
+    for _ in range(5):
+        delta = error * rng.uniform(-1, 1, machine.n)
+        assert abs(loss_at(decision + delta, offset) - loss) <= float(weights @ np.abs(delta)) * (1 + 1e-12)
+
+
 @pytest.mark.parametrize("kind", sorted(NEWTON_TYPES))
 def test_newton_compiled_and_by_python_take_the_same_iterations(kind, monkeypatch):
     """Newton's compiled iteration (direction and projected search on the problem's compiled form)
@@ -441,6 +518,8 @@ def test_newton_compiled_and_by_python_take_the_same_iterations(kind, monkeypatc
     python = solve(_python_route(NEWTON_TYPES[kind](40, 6), monkeypatch), "newton", tol=1e-7)
     assert compiled.status == python.status == "optimal"
     assert compiled.iterations == python.iterations
+    np.testing.assert_allclose(compiled.history.upper, python.history.upper, rtol=1e-12)
+    assert np.all(np.diff(compiled.history.time) >= 0) and compiled.history.time.iloc[-1] <= compiled.seconds
     assert compiled.lower == pytest.approx(python.lower, rel=1e-12, abs=1e-12)
     assert compiled.upper == pytest.approx(python.upper, rel=1e-12, abs=1e-12)
     np.testing.assert_allclose(compiled.alpha, python.alpha, rtol=1e-9, atol=1e-12 * np.abs(python.alpha).max())

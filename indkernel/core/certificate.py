@@ -2,18 +2,24 @@
 ``problem.certify(alpha)`` returns, and the algorithm that computes it for any problem type from
 the oracle's point: the lower bound ``f(α)``, the weak-duality upper bound of the machine on
 ``K*(α)`` at a primal point, the better point found by solving the machine on the fixed ``K*(α)``
-(:mod:`indkernel.core.fixed_kernel`), and their round-off allowances.
+(:mod:`indkernel.core.fixed_kernel`), and their round-off allowances. The free bound also runs as
+compiled code (:func:`free_certificate`, by the same functions), inside Newton's compiled iterations.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
+from numba.extending import register_jitable
 
 from .._validation import safe_norm
+from .compiled_objective import trial_gradient
 from .fixed_kernel import fixed_kernel_bound
-from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint
+from .intercept import primal_terms
+from .projection import bound_excess
+from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, roundoff_allowances
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
@@ -119,7 +125,8 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     dual_term = problem.machine.dual_term(alpha)
     lower = dual_term + point.value
     gradient = problem.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)
-    lower_error = problem.objective_roundoff(alpha) + _infeasibility_allowance(problem, alpha, gradient)
+    lower_error = problem.objective_roundoff(alpha) + infeasibility_allowance(
+        problem.feasible.distance_bound(alpha), float(np.linalg.norm(gradient)), problem.curvature_estimate())
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
     own_offset, source, gain = offset, "free", 0.0
     if bound != "free":
@@ -143,30 +150,82 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
                        alpha_intercept=float(own_offset + problem.machine.offset_shift))
 
 
-def _infeasibility_allowance(problem, alpha: np.ndarray, gradient: np.ndarray) -> float:
+@register_jitable
+def infeasibility_allowance(distance: float, gradient_norm: float, curvature: float) -> float:
     """What α's round-off distance d to A can add to ``f(α)``: f is concave, so near the nearest
     point p of A, ``f(p) >= f(α) - (‖∇f(α)‖ + curvature·d)·d``. Clipping α into the box moves it by
     the excess e and the residual of ``aᵀα = b`` by at most ``‖a‖·‖e‖``, so
     ``d <= |aᵀα - b|/‖a‖ + 2‖e‖`` (:meth:`indkernel.core.feasible_set.FeasibleSet.distance_bound`)."""
-    distance = problem.feasible.distance_bound(alpha)
-    return distance * (float(np.linalg.norm(gradient)) + problem.curvature_estimate() * distance)
+    return distance * (gradient_norm + curvature * distance)
+
+
+@register_jitable
+def objective_roundoff(dim: int, magnitude: float, value_error: float) -> float:
+    """:meth:`IndefiniteProblem.objective_roundoff <indkernel.core.problem.IndefiniteProblem.objective_roundoff>`
+    of f's sums of ``magnitude`` (ℓ's terms, ``|φ|`` and the oracle's ``value_error``)."""
+    return ROUNDOFF_FACTOR * dim * UNIT_ROUNDOFF * 2 * magnitude + value_error
+
+
+@register_jitable
+def upper_allowance(dim: int, value: float, value_error: float, uKu: float, vKv_magnitude: float, loss_magnitude: float,
+                    upper: float, Ku_error: float, u_norm: float, Kv_error: float, v_norm: float, weights_norm: float,
+                    clipping: float) -> float:
+    """The round-off allowance of :func:`primal_bound`'s upper bound: ``γ = ROUNDOFF_FACTOR·dim·u`` times
+    the magnitude of its sums, the oracle's errors in φ, K*u and K*v (``weights_norm``: the
+    loss's weights times the penalty's largest scale), and the penalty's ``clipping`` allowance."""
+    gamma = ROUNDOFF_FACTOR * dim * UNIT_ROUNDOFF
+    return (gamma * (abs(value) + value_error + 0.5 * abs(uKu) + vKv_magnitude + loss_magnitude + abs(upper))
+            + value_error + 0.5 * Ku_error * u_norm + Kv_error * (0.5 * v_norm + weights_norm) + clipping)
 
 
 def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_error: float) -> tuple[float, float, float]:
     """``(upper, allowance, offset)`` at the primal point v (the oracle's space) with the computed
     ``Kv ≈ K̃*v`` (``‖Kv - K̃*v‖ <= Kv_error``): ``φ + ½uᵀK̃*u + ½vᵀKv + loss(decision)``; the
-    allowance also holds what the penalty's change of K0 can add to ``p*`` (the Mercer penalty's
+    allowance (:func:`upper_allowance`) also holds what the penalty's change of K0 can add to ``p*`` (the Mercer penalty's
     clip, :meth:`indkernel.core.penalties.Penalty.clipping_allowance`)."""
-    gamma = ROUNDOFF_FACTOR * problem.dim * UNIT_ROUNDOFF
     max_scale = 1.0 if problem.penalty.scale is None else float(np.max(problem.penalty.scale))
     decision = Kv if problem.penalty.scale is None else problem.penalty.scale * Kv  # K*β in the original space
-    loss, offset = problem.machine.primal_loss(decision)
-    loss_magnitude, weights = problem.machine.loss_magnitude(decision, offset, max_scale * Kv_error)
+    loss, offset, loss_magnitude, weights = problem.machine.primal_terms(decision, max_scale * Kv_error)
     uKu, vKv = float(point.u @ point.Ku), float(v @ Kv)
     upper = point.value + 0.5 * uKu + 0.5 * vKv + loss
-    allowance = (gamma * (abs(point.value) + point.value_error + 0.5 * abs(uKu) + float(np.abs(v) @ np.abs(Kv))
-                          + loss_magnitude + abs(upper))
-                 + point.value_error + 0.5 * point.Ku_error * float(np.linalg.norm(point.u))
-                 + Kv_error * (0.5 * safe_norm(v) + max_scale * safe_norm(weights))
-                 + problem.penalty.clipping_allowance(float(point.u @ point.u)))
+    allowance = upper_allowance(problem.dim, point.value, point.value_error, uKu, float(np.abs(v) @ np.abs(Kv)),
+                                loss_magnitude, upper, point.Ku_error, float(np.linalg.norm(point.u)), Kv_error,
+                                safe_norm(v), max_scale * safe_norm(weights),
+                                problem.penalty.clipping_allowance(float(point.u @ point.u)))
     return float(upper), float(allowance), float(offset)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def free_certificate(objective, data, x, record):
+    """``(lower, upper, allowance, scale, intercept)`` of :func:`certify`'s free bound at the feasible x,
+    whose oracle point compiled code computed (``record``, :func:`indkernel.core.compiled_objective.trial_value`),
+    on the problem's compiled objective and ``data`` (:attr:`IndefiniteProblem.compiled_certificate
+    <indkernel.core.problem.IndefiniteProblem.compiled_certificate>`): the same bounds and allowances
+    by the same functions (:func:`~indkernel.core.proxy.roundoff_allowances`, :func:`objective_roundoff`,
+    :func:`infeasibility_allowance`, :func:`upper_allowance`, :func:`indkernel.core.intercept.primal_terms`)."""
+    _, _, rho, _, _, _, n, quadratic, linear, a, b, lo, hi, _, _ = objective
+    frobenius, norm, curvature, scale, max_scale, loss_data, offset_shift = data
+    u, decomposition, _, _, Ku, value, magnitude, backward = record
+    values = decomposition[0]
+    uu = np.dot(u, u)
+    value_error, product_error, _ = roundoff_allowances(n, frobenius, norm, 1.0 / (4.0 * rho), uu, rho,
+                                                        values[values < 0], magnitude, 4 * np.sqrt(n) * backward)
+    u_norm = np.sqrt(uu)
+    Ku_error = product_error * u_norm
+    dual_term, dual_magnitude = 0.0, 0.0
+    for j in range(x.size):
+        quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
+        dual_term += linear[j] * x[j] - quadratic_term
+        dual_magnitude += abs(linear[j] * x[j]) + quadratic_term
+    _, excess, residual = bound_excess(x, a, b, lo, hi)
+    distance = residual / np.sqrt(np.dot(a, a)) + 2 * excess
+    gradient = trial_gradient(objective, x, record)
+    lower_error = (objective_roundoff(x.size, dual_magnitude + abs(value) + value_error, value_error)
+                   + infeasibility_allowance(distance, np.sqrt(np.dot(gradient, gradient)), curvature))
+    loss, offset, loss_magnitude, weights = primal_terms(loss_data, scale * Ku, max_scale * Ku_error)
+    uKu = np.dot(u, Ku)
+    upper = value + uKu + loss
+    upper_error = upper_allowance(x.size, value, value_error, uKu, np.dot(np.abs(u), np.abs(Ku)), loss_magnitude, upper,
+                                  Ku_error, u_norm, Ku_error, u_norm, max_scale * np.sqrt(np.dot(weights, weights)), 0.0)
+    return (dual_term + value - lower_error, upper + upper_error, lower_error + upper_error,
+            abs(dual_term) + 0.5 * max(abs(uKu), magnitude), offset + offset_shift)

@@ -1,15 +1,18 @@
-"""A problem's objective as data for compiled line searches, and the two calls they make of it.
+"""A problem's objective as data for compiled iterations, and the calls they make of it.
 
-A line search of the projected Newton method (:func:`indkernel.solvers.projected_newton._projected_search`)
-projects trial points onto A and evaluates f there; written once, it runs compiled (numba) on a
-problem's compiled form (:meth:`IndefiniteProblem.compiled_objective
+An iteration of the projected Newton method (:func:`indkernel.solvers.projected_newton._iteration`:
+its gradient projection step, its direction and its projected search) projects trial points onto A,
+evaluates f there and takes the gradient and Hessian at the point it accepts; written once, it runs
+compiled (numba) on a problem's compiled form (:meth:`IndefiniteProblem.compiled_objective
 <indkernel.core.problem.IndefiniteProblem.compiled_objective>`: the rank-one oracle's spectrum, the
 machine's map, ℓ's linear and quadratic parts and the feasible set as arrays), and by Python on the
-problem itself (any other oracle, an unbounded set, or a point whose rank-one check failed). The two
-calls below are the problem's own methods in Python; in compiled code, on the tuple, they are
-:func:`indkernel.core.rank_one._point` and :func:`indkernel.core.projection._project`.
+problem itself (any other oracle, an unbounded set, a time limit, or a point whose rank-one check
+failed). The calls below are the problem's own methods in Python; in compiled code, on the tuple,
+they are :func:`indkernel.core.rank_one._point`, :func:`indkernel.core.projection._project` and the
+gradient and Hessian from the point's record.
 (numba's on-disk cache of a compiled caller is keyed by the caller's file only: after editing the
-compiled versions here, clear the ``.nbi``/``.nbc`` files of ``indkernel/solvers/__pycache__``.)
+compiled versions here, clear the ``.nbi``/``.nbc`` files of ``indkernel/core/__pycache__`` and
+``indkernel/solvers/__pycache__``.)
 """
 
 from __future__ import annotations

@@ -111,7 +111,9 @@ class RankOneCurvature:
         self.compiled = compiled
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
-        return _rank_one_product(*self.compiled[:-1], np.ascontiguousarray(v, dtype=np.float64), self.compiled[-1])
+        V0, W, positive, negative, G, diagonal, p, sigma, threads = self.compiled
+        return _rank_one_product(V0, W, positive, negative, G, diagonal, p, sigma,
+                                 np.ascontiguousarray(v, dtype=np.float64), threads)
 
 
 def hessian_product(hessian, v: np.ndarray) -> np.ndarray:

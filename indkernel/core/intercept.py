@@ -76,6 +76,10 @@ def _minimize_piecewise_linear(t, s, w, c):
     return _piecewise_linear(t, s, w, c, b)[0], b
 
 
+#: The machines with compiled primal terms (:func:`primal_terms`), as their ``kind``.
+HINGE, EPSILON_INSENSITIVE, ONE_CLASS = 0, 1, 2
+
+
 def active_terms(margin: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
     """``magnitude`` where a loss term ``max(0, margin)`` may be nonzero in exact arithmetic, else 0:
     a margin below ``-1e-8·magnitude`` is negative whatever its round-off, and its term is exactly
@@ -83,22 +87,42 @@ def active_terms(margin: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
     return np.where(margin >= -1e-8 * magnitude, magnitude, 0.0)
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _active(margin: float, magnitude: float) -> float:
+    """:func:`active_terms` of one term."""
+    return magnitude if margin >= -1e-8 * magnitude else 0.0
+
+
 def hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> float:
     """``Σ C_i max(0, 1 - y_i (decision_i + b))``."""
     return float(C @ np.maximum(0.0, 1.0 - y * (decision + b)))
 
 
-def best_hinge_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple[float, float]:
-    """Minimize the weighted hinge loss of the SVM over the intercept ``b``; needs both classes.
+@numba.njit(cache=True, error_model="numpy")
+def hinge_terms(decision, y, C):
+    """``(loss, b, magnitude, weights)`` of the weighted hinge loss of the SVM at its best intercept b
+    (term i is ``C_i max(0, -y_i (b - t_i))`` with breakpoint ``t_i = y_i - decision_i``; needs both
+    classes): the sum of the absolute values of its terms, and the weights w with
+    ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` (C)."""
+    b = _minimize_piecewise_linear(y - decision, -y, C, 0.0)[1]
+    loss, magnitude = 0.0, 0.0
+    for i in range(decision.size):
+        margin = 1.0 - y[i] * (decision[i] + b)
+        loss += C[i] * max(margin, 0.0)
+        magnitude += C[i] * _active(margin, 1.0 + abs(decision[i]) + abs(b))
+    return loss, b, magnitude, C
 
-    Term i is ``C_i max(0, -y_i (b - t_i))`` with breakpoint ``t_i = y_i - decision_i``.
+
+def best_hinge_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple[float, float]:
+    """Minimize the weighted hinge loss of the SVM over the intercept ``b`` (:func:`hinge_terms`).
 
     Returns
     -------
     (loss, b) : the minimal loss and an intercept attaining it.
     """
-    b = minimize_piecewise_linear(y - decision, -y, C)[1]
-    return hinge_loss(decision, y, C, b), b
+    decision, y, C = (np.array(v, dtype=np.float64) for v in (decision, y, C))
+    loss, b, _, _ = hinge_terms(decision, y, C)
+    return float(loss), float(b)
 
 
 def squared_hinge_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray, b: float) -> float:
@@ -150,17 +174,33 @@ def epsilon_insensitive_loss(decision: np.ndarray, y: np.ndarray, C: np.ndarray,
     return float(C @ np.maximum(0.0, np.abs(y - decision - b) - epsilon))
 
 
+@numba.njit(cache=True, error_model="numpy")
+def svr_terms(decision, y, C, epsilon):
+    """``(loss, b, magnitude, weights)`` of the ε-insensitive loss at its best intercept b, as
+    :func:`hinge_terms`: with ``r = y - decision`` each term is ``C_i max(0, b - r_i - ε) +
+    C_i max(0, r_i - ε - b)`` (for ε >= 0 at most one is positive)."""
+    n = decision.size
+    t, s, w = np.empty(2 * n), np.empty(2 * n), np.empty(2 * n)
+    for i in range(n):
+        r = y[i] - decision[i]
+        t[i], t[n + i], s[i], s[n + i], w[i], w[n + i] = r + epsilon, r - epsilon, 1.0, -1.0, C[i], C[i]
+    b = _minimize_piecewise_linear(t, s, w, 0.0)[1]
+    loss, magnitude = 0.0, 0.0
+    for i in range(n):
+        margin = abs(y[i] - decision[i] - b) - epsilon
+        loss += C[i] * max(margin, 0.0)
+        magnitude += C[i] * _active(margin, abs(y[i]) + abs(decision[i]) + abs(b) + epsilon)
+    return loss, b, magnitude, C
+
+
 def best_svr_intercept(decision: np.ndarray, y: np.ndarray, C: np.ndarray, epsilon: float) -> tuple[float, float]:
-    """Minimize the ε-insensitive loss over the intercept b: with ``r = y - decision`` each term is
-    ``C_i max(0, b - r_i - ε) + C_i max(0, r_i - ε - b)`` (for ε >= 0 at most one is positive).
+    """Minimize the ε-insensitive loss over the intercept b (:func:`svr_terms`).
 
     Returns ``(loss, b)``.
     """
-    r = y - decision
-    t = np.concatenate([r + epsilon, r - epsilon])
-    s = np.concatenate([np.ones_like(r), -np.ones_like(r)])
-    b = minimize_piecewise_linear(t, s, np.concatenate([C, C]))[1]
-    return epsilon_insensitive_loss(decision, y, C, epsilon, b), b
+    decision, y, C = (np.array(v, dtype=np.float64) for v in (decision, y, C))
+    loss, b, _, _ = svr_terms(decision, y, C, float(epsilon))
+    return float(loss), float(b)
 
 
 def one_class_loss(decision: np.ndarray, bound: float, offset: float) -> float:
@@ -169,14 +209,38 @@ def one_class_loss(decision: np.ndarray, bound: float, offset: float) -> float:
     return float(-offset + bound * np.sum(np.maximum(0.0, offset - decision)))
 
 
-def best_one_class_offset(decision: np.ndarray, bound: float) -> tuple[float, float]:
-    """Minimize :func:`one_class_loss` over the threshold ``ρ'``.
+@numba.njit(cache=True, error_model="numpy")
+def one_class_terms(decision, bound):
+    """``(loss, ρ', magnitude, weights)`` of the one-class loss at its best threshold ρ', as
+    :func:`hinge_terms`. It is the dual of ``max{-decisionᵀα : eᵀα = 1, 0 <= α <= bound}``
+    (``eq:gen_perf_meas_1class_svm``), so its minimum is that linear program's value; needs
+    ``bound·n >= 1``."""
+    weights = np.full(decision.size, bound)
+    offset = _minimize_piecewise_linear(decision, np.ones(decision.size), weights, -1.0)[1]
+    loss, magnitude = -offset, abs(offset)
+    for i in range(decision.size):
+        loss += bound * max(offset - decision[i], 0.0)
+        magnitude += bound * _active(offset - decision[i], abs(decision[i]) + abs(offset))
+    return loss, offset, magnitude, weights
 
-    It is the dual of ``max{-decisionᵀα : eᵀα = 1, 0 <= α <= bound}`` (``eq:gen_perf_meas_1class_svm``),
-    so its minimum is that linear program's value; needs ``bound·n >= 1``.
+
+def best_one_class_offset(decision: np.ndarray, bound: float) -> tuple[float, float]:
+    """Minimize :func:`one_class_loss` over the threshold ``ρ'`` (:func:`one_class_terms`).
 
     Returns ``(loss, ρ')``; a point x is an inlier when ``decision(x) - ρ' >= 0``.
     """
-    weights = np.full(decision.shape, bound)
-    offset = minimize_piecewise_linear(decision, np.ones_like(decision), weights, c=-1.0)[1]
-    return one_class_loss(decision, bound, offset), offset
+    loss, offset, _, _ = one_class_terms(np.array(decision, dtype=np.float64), float(bound))
+    return float(loss), float(offset)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def primal_terms(loss, decision, decision_error):
+    """``(loss, offset, magnitude, weights)`` at the best offset of the machine ``loss = (kind, labels,
+    C, ε, bound)`` (:meth:`indkernel.core.machines.Machine.compiled_loss`): :func:`hinge_terms`,
+    :func:`svr_terms` or :func:`one_class_terms` (their weights do not depend on ``decision_error``)."""
+    kind, labels, C, epsilon, bound = loss
+    if kind == HINGE:
+        return hinge_terms(decision, labels, C)
+    if kind == EPSILON_INSENSITIVE:
+        return svr_terms(decision, labels, C, epsilon)
+    return one_class_terms(decision, bound)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import warnings
 from abc import ABC, abstractmethod
+from functools import cached_property
 
 import numpy as np
 from sklearn.svm import SVC, SVR, OneClassSVM
@@ -31,13 +32,7 @@ from .._validation import (
     per_sample_penalty,
 )
 from .feasible_set import FeasibleSet
-from .intercept import (
-    active_terms,
-    best_hinge_intercept,
-    best_one_class_offset,
-    best_squared_hinge_intercept,
-    best_svr_intercept,
-)
+from .intercept import EPSILON_INSENSITIVE, HINGE, ONE_CLASS, best_squared_hinge_intercept, primal_terms
 
 
 class Machine(ABC):
@@ -108,15 +103,27 @@ class Machine(ABC):
         """The solvers' default starting point in A (the middle of the box that holds the maximizers)."""
         return self.feasible.start()
 
-    @abstractmethod
     def primal_loss(self, decision: np.ndarray) -> tuple[float, float]:
         """``(loss, offset)``: the primal loss of decision values ``Kβ``, minimized over the offset."""
+        loss, offset, _, _ = self.primal_terms(decision, 0.0)
+        return loss, offset
 
-    @abstractmethod
-    def loss_magnitude(self, decision: np.ndarray, offset: float, decision_error: float) -> tuple[float, np.ndarray]:
-        """``(magnitude, weights)``: the sum of the absolute values of the loss's terms, and
-        weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` for every ``|δ_i| <= decision_error``
-        (the round-off allowance)."""
+    def primal_terms(self, decision: np.ndarray, decision_error: float) -> tuple[float, float, float, np.ndarray]:
+        """``(loss, offset, magnitude, weights)``: :meth:`primal_loss`, the sum of the absolute values of
+        the loss's terms, and weights w with ``|loss(d + δ) - loss(d)| <= Σ w_i|δ_i|`` for every
+        ``|δ_i| <= decision_error`` (the round-off allowance). By the compiled functions of
+        :meth:`compiled_loss` (:func:`indkernel.core.intercept.primal_terms`), which compiled code calls too."""
+        loss = self.compiled_loss
+        if loss is None:
+            raise NotImplementedError(f"{type(self).__name__} must define primal_terms or compiled_loss")
+        found = primal_terms(loss, np.array(decision, dtype=np.float64), float(decision_error))
+        return float(found[0]), float(found[1]), float(found[2]), found[3]
+
+    @cached_property
+    def compiled_loss(self) -> tuple | None:
+        """The loss as data for compiled code, ``(kind, labels, C, ε, bound)`` of
+        :func:`indkernel.core.intercept.primal_terms`, or None (then :meth:`primal_terms` is the machine's own)."""
+        return None
 
     @abstractmethod
     def libsvm_beta(self, K: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
@@ -173,6 +180,11 @@ def summarize(values: np.ndarray) -> str:
     return f"{low:g}" if low == high else f"[{low:g}, {high:g}]"
 
 
+def _compiled_loss(kind: int, labels: np.ndarray, C: np.ndarray, epsilon: float = 0.0, bound: float = 0.0) -> tuple:
+    """:attr:`Machine.compiled_loss` of fresh writable arrays (one compiled version for every machine)."""
+    return kind, np.array(labels, dtype=np.float64), np.array(C, dtype=np.float64), float(epsilon), float(bound)
+
+
 def _dense_beta(n: int, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
     beta = np.zeros(n)
     beta[support] = coef
@@ -220,12 +232,9 @@ class Hinge(Machine):
     def linear_gradient(self, x):
         return np.ones_like(x)
 
-    def primal_loss(self, decision):
-        return best_hinge_intercept(decision, self.y, self.C)
-
-    def loss_magnitude(self, decision, offset, decision_error):
-        margin = 1.0 - self.y * (decision + offset)
-        return float(self.C @ active_terms(margin, 1.0 + np.abs(decision) + abs(offset))), self.C
+    @cached_property
+    def compiled_loss(self):
+        return _compiled_loss(HINGE, self.y, self.C)
 
     def libsvm_beta(self, K, tol, max_iter):
         svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=max_iter)
@@ -265,15 +274,15 @@ class SquaredHinge(Hinge):
     def model_spec(self):
         return "squared_hinge_svm", (self.y, self.C)
 
-    def primal_loss(self, decision):
-        return best_squared_hinge_intercept(decision, self.y, self.C)
+    compiled_loss = None  # (its own primal terms, in Python: its set is unbounded, so no compiled iteration runs on it)
 
-    def loss_magnitude(self, decision, offset, decision_error):
+    def primal_terms(self, decision, decision_error):
+        loss, offset = best_squared_hinge_intercept(decision, self.y, self.C)
         margin = 1.0 - self.y * (decision + offset)
         scale, positive = 1.0 + np.abs(decision) + abs(offset), np.maximum(margin, 0.0)
         terms = np.where(margin >= -1e-8 * scale, (positive + scale) ** 2, 0.0)  # see active_terms
         # |(m + δ)₊² - m₊²| <= |δ|(2m₊ + |δ|)
-        return float(self.C @ terms), self.C * (2.0 * positive + decision_error)
+        return loss, offset, float(self.C @ terms), self.C * (2.0 * positive + decision_error)
 
     def libsvm_beta(self, K, tol, max_iter):
         # the hinge SVM on K + D with a box that never binds (the reach holds its maximizers too)
@@ -340,13 +349,9 @@ class EpsilonInsensitive(Machine):
     def linear_gradient(self, x):
         return np.concatenate([self.target - self.epsilon, -self.target - self.epsilon])
 
-    def primal_loss(self, decision):
-        return best_svr_intercept(decision, self.target, self.C, self.epsilon)
-
-    def loss_magnitude(self, decision, offset, decision_error):
-        magnitude = np.abs(self.target) + np.abs(decision) + abs(offset) + self.epsilon
-        margin = np.abs(self.target - decision - offset) - self.epsilon
-        return float(self.C @ active_terms(margin, magnitude)), self.C
+    @cached_property
+    def compiled_loss(self):
+        return _compiled_loss(EPSILON_INSENSITIVE, self.target, self.C, self.epsilon)
 
     def libsvm_beta(self, K, tol, max_iter):
         svr = SVR(C=1.0, epsilon=self.epsilon, kernel="precomputed", tol=tol, max_iter=max_iter)
@@ -392,12 +397,9 @@ class OneClass(Machine):
     def linear_gradient(self, x):
         return np.zeros_like(x)
 
-    def primal_loss(self, decision):
-        return best_one_class_offset(decision, self.bound)
-
-    def loss_magnitude(self, decision, offset, decision_error):
-        weights = np.full(self.n, self.bound)
-        return float(abs(offset) + weights @ active_terms(offset - decision, np.abs(decision) + abs(offset))), weights
+    @cached_property
+    def compiled_loss(self):
+        return _compiled_loss(ONE_CLASS, np.zeros(self.n), np.full(self.n, self.bound), bound=self.bound)
 
     def model_spec(self):
         return "one_class", (self.n, self.nu)

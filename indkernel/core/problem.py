@@ -141,6 +141,7 @@ class IndefiniteProblem:
         of the oracle's arrays); they are recomputed on use."""
         state = {**self.__dict__, "_recent_points": []}
         state.pop("compiled_objective", None)
+        state.pop("compiled_certificate", None)
         return state
 
     def __setattr__(self, name: str, value) -> None:
@@ -344,6 +345,20 @@ class IndefiniteProblem:
                 read_only(feasible.lo), read_only(feasible.hi), ROUNDOFF_FACTOR * np.sqrt(self.dim) * UNIT_ROUNDOFF,
                 RankOneProxy.CHECK_TOL)
 
+    @cached_property
+    def compiled_certificate(self) -> tuple | None:
+        """What the free certificate needs besides the compiled objective, as data for
+        :func:`indkernel.core.certificate.free_certificate`: ``(‖K0‖_F, ‖K0‖₂, curvature estimate, the
+        penalty's scale (ones without one), its largest entry, the machine's compiled loss, its offset
+        shift)``; None where there is no compiled objective or the machine has no
+        :attr:`Machine.compiled_loss <indkernel.core.machines.Machine.compiled_loss>`."""
+        loss = self.machine.compiled_loss
+        if self.compiled_objective is None or loss is None:
+            return None
+        scale = np.ones(self.n) if self._scale is None else np.array(self._scale, dtype=np.float64)
+        return (float(self.oracle.frobenius), float(self.oracle.norm), float(self.curvature_estimate()), scale,
+                float(np.max(scale)), loss, float(self.machine.offset_shift))
+
     def adopt(self, alpha: np.ndarray, record: tuple) -> None:
         """Keep the oracle's point at α from a compiled line search's ``record`` (:func:`indkernel.core.compiled_objective.trial_value`)
         as if the oracle had computed it here (:meth:`indkernel.core.proxy.RankOneProxy.adopt`)."""
@@ -359,7 +374,7 @@ class IndefiniteProblem:
         ``ρ‖(K0)_-‖²_F`` inside f limits it: differences of f below this are noise."""
         point = self._point(alpha)
         magnitude = self.machine.dual_term_magnitude(alpha) + abs(point.value) + point.value_error
-        return ROUNDOFF_FACTOR * self.dim * UNIT_ROUNDOFF * 2 * magnitude + point.value_error
+        return certificate.objective_roundoff(self.dim, magnitude, point.value_error)
 
     def objective_noise(self, alpha) -> float:
         """The rounding a line search allows when it compares ``objective`` at two nearby points:

@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 import scipy.linalg
+from numba.extending import register_jitable
 
 from . import rank_one, threads
 from .curvature import DividedDifferences, RankOneCurvature, rank_one_curvature
@@ -105,6 +106,7 @@ def _projector(vectors: np.ndarray, positive: bool) -> Callable[[np.ndarray], np
     return lambda v: v - vectors @ (vectors.T @ v)
 
 
+@register_jitable
 def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: float, uu: float, rho: float,
                         neg_values: np.ndarray, uK0u_magnitude: float, backward: float = 0.0) -> tuple[float, float, float]:
     """``(value_error, product_error, kernel_error)``: bounds on the round-off of one oracle point.
@@ -118,7 +120,7 @@ def roundoff_allowances(n: int, K0_frobenius: float, K0_norm: float, sigma: floa
     """
     gamma = max(ROUNDOFF_FACTOR * n * UNIT_ROUNDOFF, backward)
     delta = gamma * (K0_frobenius + sigma * uu)
-    negative = float(neg_values @ neg_values)
+    negative = np.sum(neg_values * neg_values)
     value_error = (gamma * (0.5 * uK0u_magnitude + sigma * uu * uu / 4 + rho * negative)
                    + rho * delta * (2 * np.sqrt(negative) + delta))
     product_error = delta + gamma * (K0_norm + sigma * uu)
@@ -295,10 +297,10 @@ class RankOneProxy(EighProxy):
             return self.clipped(u)
         return self._update(u, rho, threads_for(u.size))
 
-    def draw_probe(self, n: int) -> np.ndarray:
+    def draw_probe(self, n: int, count: int | None = None) -> np.ndarray:
         """The random vector (n standard normals, from this oracle's own generator) along which a
-        point's eigenvectors are checked."""
-        return self._probe.standard_normal(n)
+        point's eigenvectors are checked; ``count`` of them, one per row."""
+        return self._probe.standard_normal(n if count is None else (count, n))
 
     def _update(self, u: np.ndarray, rho: float, threads: int) -> ProxyPoint:
         """The point at ``u``; it and the closures it returns run on at most ``threads`` numba threads

@@ -715,10 +715,12 @@ def _compile() -> None:
     _rotate(np.ones((3, 1)), rotations)
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
-    from .intercept import minimize_piecewise_linear  # (not a member of this module's API page)
+    from .intercept import minimize_piecewise_linear, primal_terms  # (not members of this module's API page)
 
     compile_curvature()  # Newton's Hessian products
     minimize_piecewise_linear(np.ones(2), np.array([1.0, -1.0]), np.ones(2))  # the certificate's offsets
+    for kind in range(3):  # and the machines' losses there (Machine.compiled_loss)
+        primal_terms((kind, np.array([1.0, -1.0]), np.ones(2), 0.0, 1.0), np.zeros(2), 0.0)
     for warm_up in WARM_UPS:  # the solvers' compiled searches
         warm_up()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numba
@@ -9,7 +10,10 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
+from ..core.certificate import Certificate, free_certificate
 from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
+from ..core.intercept import HINGE
+from ..core.machines import _compiled_loss
 from ..core.projection import read_only
 from ..core.rank_one import WARM_UPS
 from ..core.tangent_cg import newton_direction
@@ -23,7 +27,7 @@ from .accelerated_gradient import (
     accelerated_gradient,
     backtracking,
 )
-from .tracking import Run, _positive_int
+from .tracking import Run, _positive_int, gap_measure, near_roundoff
 
 #: The projected search computes no point whose first-order loss exceeds this many times the
 #: rounding allowed at the current point (:func:`_downhill`).
@@ -77,6 +81,9 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
        call.
 
     Every iterate is certified, by default with the free bound only (:class:`indkernel.solvers.registry.Method`), and the result with the tight one.
+    With the rank-one oracle on a bounded set, the free bound and no time limit, whole batches of
+    iterations, each certified, run as one compiled call (:func:`_iterate`): no Python per iteration
+    but the run's record of each certified point.
     The Hessian of the negative eigen-directions of A (where K* is singular) comes from their
     coupling with the positive ones through u, so Newton's system is well posed where the
     frozen-kernel system is not; a tiny shift μ guards the rest.
@@ -149,38 +156,58 @@ def _fraction(value, name: str) -> float:
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float,
              fallback: bool = True, stall_window: int | None = None) -> None:
     """The loop of :func:`projected_newton` from the certified point x (``stall_window``: the
-    optional stall rule): each iteration one call of :func:`_iteration`, compiled on the problem's
-    compiled objective where it has one and the run no time limit (compiled code reads no clock; the
-    accepted point is kept by the problem, :meth:`IndefiniteProblem.adopt
-    <indkernel.core.problem.IndefiniteProblem.adopt>`), run by Python otherwise, and again where a
-    trial point's rank-one check failed (the oracle then falls back to ``eigh`` there)."""
+    optional stall rule). Each iteration is one call of :func:`_iteration`. Where the problem has
+    a compiled objective and certificate and the run checks with the free bound and has no time
+    limit (compiled code reads no clock to stop), the iterations run compiled in batches
+    (:func:`_compiled_run`: each certified there, the batch ending where the run's gap is within
+    tol or near round-off), the run recording each certified point as it would its own
+    (:meth:`Run.observe_certified <indkernel.solvers.tracking.Run.observe_certified>`) and the problem
+    keeping the last point's oracle (:meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>`); otherwise, and for an iteration that compiled
+    code could not take (a rank-one check failed: the oracle then falls back to ``eigh``), Python
+    runs :func:`_iteration` on the problem's methods."""
     gaps = [run.upper - run.lower]
     feasible = problem.feasible
-    compiled = getattr(problem, "compiled_objective", None) if run.time_limit is None else None
+    data = getattr(problem, "compiled_certificate", None)  # (the Mod SVM's dual has none)
+    compiled = problem.compiled_objective if data is not None and run.time_limit is None and run.bound == "free" \
+        else None
     settings = (cg_steps, float(shift), search.gradient_armijo, search.armijo, search.extrapolate, search.max_halvings,
                 search.max_doublings, problem.curvature_estimate() * 1e-12, float(feasible.diameter),
                 read_only(feasible.a), read_only(feasible.lo), read_only(feasible.hi))
     radius = feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
     f_x, noise, g = problem.objective_at(x), problem.objective_noise(x), problem.gradient_at(x)
     state = (x, f_x, noise, g, max(_curvature_along_gradient(problem, x), settings[7]), x, g, radius, 0.0)
+    pending: list = []  # the compiled batch's certified points not yet recorded
+    batch = FIRST_BATCH
     for _ in run.iterations():
-        x, f_x, _, g = state[:4]
-        if not run.finite(np.append(g, f_x), "the objective or gradient"):
-            return
-        found = None
-        if compiled is not None:
-            found = _compiled_iteration(compiled, problem.oracle.draw_probe(problem.n), None, *state, settings)
-            if found[-2] == ACCEPTED:
-                problem.adopt(found[0], found[-1])
-        if found is None or found[-2] == CHECK_FAILED:
-            found = _iteration(problem, None, run, *state, settings)
-        x_new, f_new, noise, g_new, L, _, radius, first_residual, status, _ = found
-        if status != ACCEPTED:
-            _ended(run, status, x_new, f_new, L)
-            return
-        state = (x_new, f_new, noise, g_new, L, x, g, radius, first_residual)
-        if run.observe(x_new):
-            return
+        if not pending:
+            if not run.finite(np.append(state[3], state[1]), "the objective or gradient"):
+                return
+            if compiled is not None:
+                steps = batch if run.max_iter is None else min(batch, run.max_iter - run.iteration)
+                probes = problem.oracle.draw_probe(problem.n, steps)
+                state_after, record, points, rows, clock = _compiled_run(compiled, data, probes, state, settings,
+                                                                         run.goal())
+                if len(rows):
+                    problem.adopt(points[-1], record)
+                    state, pending = state_after, list(zip(points, rows, clock, strict=True))
+                batch = min(2 * batch, LARGEST_BATCH)
+        if pending:
+            point, row, clock = pending.pop(0)
+            lower, upper, allowance, scale, intercept = (float(value) for value in row)
+            certificate = Certificate(lower=lower, upper=upper, intercept=intercept, scale=scale, allowance=allowance,
+                                      alpha_intercept=intercept)
+            if run.observe_certified(point, certificate, float(clock)):
+                return
+        else:
+            x_new, f_new, noise, g_new, L, _, radius, first_residual, status, _ = _iteration(problem, None, run,
+                                                                                              *state, settings)
+            if status != ACCEPTED:
+                _ended(run, status, x_new, f_new, L)
+                return
+            state = (x_new, f_new, noise, g_new, L, state[0], state[3], radius, first_residual)
+            if run.observe(x_new):
+                return
         gaps.append(run.upper - run.lower)
         if stall_window is not None and len(gaps) > stall_window and not gaps[-1] <= 0.5 * gaps[-1 - stall_window]:
             if not fallback:
@@ -191,6 +218,53 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
                 run.bound = "refined"  # apg's own checks
             accelerated_gradient(problem, run, alpha0=run.alpha)
             return
+
+
+#: The iterations of the first compiled batch (:func:`_compiled_run`), doubled for each next one up to the largest.
+FIRST_BATCH, LARGEST_BATCH = 8, 64
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _compiled_run(objective, data, probes, state, settings, goal):
+    """Up to ``len(probes)`` iterations of :func:`_iteration` on a compiled objective, each point
+    certified by the free bound (:func:`indkernel.core.certificate.free_certificate` on ``data``):
+    ``(state, record of the last point, points, certificates, clock)``, one row per iteration (lower,
+    upper, allowance, scale, intercept) and its ``time.perf_counter()``. The batch ends where the
+    run's bracket (``goal``, :meth:`Run.goal <indkernel.solvers.tracking.Run.goal>`, updated as the run
+    would) is within tol or as close as round-off lets it be (the run's own rules decide there,
+    :func:`~indkernel.solvers.tracking.near_roundoff`), at a non-finite value, or before an iteration that compiled code cannot take
+    (Python then runs it)."""
+    tol, absolute, lower, upper, scale, lower_allowance, upper_allowance = goal
+    x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual = state
+    steps = probes.shape[0]
+    points, rows, clock = np.empty((steps, x.size)), np.empty((steps, 5)), np.empty(steps)
+    record = no_record()
+    k = 0
+    while k < steps and np.isfinite(f_x) and np.all(np.isfinite(g)):
+        x_new, f_new, noise_new, g_new, L_new, _, radius_new, residual, status, found = _iteration(
+            objective, probes[k], None, x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual, settings)
+        if status != ACCEPTED:
+            break
+        previous_x, previous_g = x, g
+        x, f_x, noise, g, L, radius, first_residual, record = (x_new, f_new, noise_new, g_new, L_new, radius_new,
+                                                                residual, found)
+        certificate = free_certificate(objective, data, x, record)
+        with numba.objmode(now="float64"):
+            now = time.perf_counter()
+        points[k], clock[k] = x, now
+        for i in range(5):
+            rows[k, i] = certificate[i]
+        k += 1
+        if certificate[0] > lower:
+            lower, scale, lower_allowance = certificate[0], certificate[3], certificate[2]
+        if certificate[1] <= upper:
+            upper, upper_allowance = certificate[1], certificate[2]
+        allowance = max(lower_allowance, upper_allowance)
+        if gap_measure(upper - lower, scale, allowance, absolute) <= tol \
+                or near_roundoff(upper - lower, allowance, tol if absolute else tol * scale):
+            break
+    state = (x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual)
+    return state, record, points[:k], rows[:k], clock[:k]
 
 
 @register_jitable(error_model="numpy")
@@ -236,10 +310,6 @@ def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_
     if radius == 0.0:  # no direction (no free variable): start the next one from the box again
         radius = diameter
     return x_c, f_c, noise_c, g_c, L, t, radius, first_residual, ACCEPTED, record
-
-
-#: :func:`_iteration` compiled, on a compiled objective.
-_compiled_iteration = numba.njit(cache=True, error_model="numpy")(_iteration)
 
 
 @register_jitable(error_model="numpy")
@@ -322,7 +392,9 @@ def _compile_searches() -> None:
     problem, x, g = example(), np.array([0.25, 0.25]), np.array([1.0, 1.0])
     a, lo, hi = problem[9], problem[11], problem[12]
     settings = (2, 1e-8, 0.1, 1e-4, 1.1, 4, 20, 1e-12, 1.0, a, lo, hi)
-    _compiled_iteration(problem, np.ones(2), None, x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0, settings)
+    data = (1.0, 1.0, 1.0, np.ones(2), 1.0, _compiled_loss(HINGE, np.array([1.0, -1.0]), np.ones(2)), 0.0)
+    _compiled_run(problem, data, np.ones((2, 2)), (x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0), settings,
+                  (1e-6, False, -np.inf, np.inf, 0.0, 0.0, 0.0))
     _backtracking(problem, np.ones(2), None, x, 0.0, g, 1e-15, 1.0, 0.1, True, 2)
 
 

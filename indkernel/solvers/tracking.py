@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 import pandas as pd
+from numba.extending import register_jitable
 from sklearn.exceptions import ConvergenceWarning
 
 from .._progress import tqdm
@@ -27,6 +28,24 @@ from .result import HISTORY_COLUMNS, SolveResult
 #: the run (status "roundoff") once the iterates stall: the objective values a method compares are
 #: as noisy as that.
 ROUNDOFF_MULTIPLE = 4
+
+
+@register_jitable
+def gap_measure(gap: float, scale: float, allowance: float, absolute: bool) -> float:
+    """:attr:`Run.gap_measure` of a bracket with this gap, scale and round-off allowance (compiled
+    loops stop on it too)."""
+    if gap <= 0 or absolute:
+        return gap
+    if scale > 0:
+        return gap / scale
+    return 0.0 if gap <= ROUNDOFF_MULTIPLE * allowance else np.inf
+
+
+@register_jitable
+def near_roundoff(gap: float, allowance: float, target: float) -> bool:
+    """Whether a bracket is as close as round-off lets it be: its allowance reaches the target and its gap is
+    within ``ROUNDOFF_MULTIPLE`` allowances (a run whose points stall there ends "roundoff")."""
+    return allowance >= target and gap <= ROUNDOFF_MULTIPLE * allowance
 
 
 class SolveError(RuntimeError):
@@ -202,6 +221,20 @@ class Run:
         bound = self.bound if bound is None else bound
         return self._record(self._certify(alpha, bound), alpha, bound == "tight")
 
+    def observe_certified(self, alpha: np.ndarray, certificate: Certificate, clock: float) -> bool:
+        """:meth:`observe` of a point that compiled code certified already (with the run's free bound)
+        when ``time.perf_counter()`` read ``clock``; the same bookkeeping and stop decision."""
+        if not self.finite(alpha, "the iterate"):
+            return True
+        return self._record(certificate, alpha, False, clock - self._start)
+
+    def goal(self) -> tuple:
+        """What a compiled loop needs to stop where :meth:`observe` would end the run on a converged
+        gap, and to hand back to Python near round-off: ``(tol, absolute, lower, upper, scale, the
+        allowances of the points that give lower and upper)``."""
+        return (float(self.tol), self.absolute, float(self.lower), float(self.upper), float(self.scale),
+                float(self._lower_allowance), float(self._upper_allowance))
+
     def check(self, alpha: np.ndarray) -> bool:
         """:meth:`observe` with the run's bound, escalated to the tight one wherever that could end
         the run: where the cheaper certificate falls short of the tolerance but its proven floor on
@@ -229,8 +262,9 @@ class Run:
         budget = None if self.time_limit is None else self.seconds_left
         return self.problem.certify_iterate(alpha, bound, target, budget)
 
-    def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool) -> bool:
-        """Keep the certificate's bounds if they are better, add a history row, decide the stop."""
+    def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool, seconds: float | None = None) -> bool:
+        """Keep the certificate's bounds if they are better, add a history row (at ``seconds``, default
+        now), decide the stop."""
         if not self.finite(np.array([certificate.lower, certificate.upper]), "the certificate"):
             return True
         again = self.alpha is not None and np.array_equal(alpha, self.alpha)
@@ -246,7 +280,8 @@ class Run:
         # the round-off of the bracket: of the points that give its ends, not of the last one
         self.allowance = max(self._lower_allowance, self._upper_allowance)
         # one row per iteration (the number of steps behind the point): its last check's best bracket
-        row = (self.completed, self.seconds, self.lower, self.upper, self.upper - self.lower, self.scale)
+        row = (self.completed, self.seconds if seconds is None else seconds, self.lower, self.upper,
+               self.upper - self.lower, self.scale)
         if self._rows and self._rows[-1][0] == self.completed:
             self._rows[-1] = row
         else:
@@ -255,8 +290,8 @@ class Run:
         kind = "absolute" if self.absolute else "relative"
         if self.converged:  # certified: this overrides a max_iter or time_limit stop
             self.status, self.reason = "optimal", f"certified {kind} gap {self.gap_measure:.2e} <= tol={self.tol:g}"
-        elif (self.allowance >= self.target() and self.upper - self.lower <= ROUNDOFF_MULTIPLE * self.allowance
-              and self._stalled(first, self.lower - previous_lower)):
+        elif near_roundoff(self.upper - self.lower, self.allowance, self.target()) \
+                and self._stalled(first, self.lower - previous_lower):
             self.status, self.reason = "roundoff", (
                 f"the certified {kind} gap {self.gap_measure:.2e} cannot reach tol={self.tol:g} in floating point: "
                 f"the gap {self.upper - self.lower:.3g} is within {ROUNDOFF_MULTIPLE} times the floating-point allowance "
@@ -344,11 +379,7 @@ class Run:
 
     def _measure(self, gap: float, scale: float, allowance: float) -> float:
         """:attr:`gap_measure` of a bracket with this gap, scale and round-off allowance."""
-        if gap <= 0 or self.absolute:
-            return gap
-        if scale > 0:
-            return gap / scale
-        return 0.0 if gap <= ROUNDOFF_MULTIPLE * allowance else np.inf
+        return gap_measure(gap, scale, allowance, self.absolute)
 
     @property
     def converged(self) -> bool:

@@ -277,8 +277,7 @@ def kernel_upper_bound(problem: IndefiniteProblem, K, options: dict) -> tuple[fl
     beta = problem.machine.u(alpha)
     decision = K @ beta
     decision_error = gamma * (np.abs(K) @ np.abs(beta))
-    loss, offset = problem.machine.primal_loss(decision)
-    magnitude, weights = problem.machine.loss_magnitude(decision, offset, float(decision_error.max()))
+    loss, offset, magnitude, weights = problem.machine.primal_terms(decision, float(decision_error.max()))
     quadratic = 0.5 * float(beta @ decision)
     penalty = problem.kernel_penalty(K)
     upper = quadratic + loss + penalty
