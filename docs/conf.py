@@ -50,7 +50,7 @@ numpydoc_validation_exclude = {
     r"\.(ABC|abstractmethod)$",  # imported from abc by the machines and penalties
     # the machines' and penalties' implementations of their base class's methods (its docstring is shown)
     r"^indkernel\.core\.machines\.(Hinge|SquaredHinge|EpsilonInsensitive|OneClass)\.(u|u_adjoint|u_map|u_extent|linear|"
-    r"linear_gradient|primal_loss|loss_magnitude|libsvm_beta|from_dual_coef|start|model_spec)$",
+    r"linear_gradient|primal_terms|compiled_loss|libsvm_beta|from_dual_coef|start|model_spec)$",
     # the rules' implementations of TestRule's methods (its docstrings are shown)
     r"^indkernel\.estimators\.rules\.(Raw|Consistent|ConsistentFlip|ConsistentK0|Transductive)\.(coefficients|decide)$",
     r"\.tqdm$",  # tqdm's class, imported (indkernel._progress chooses which)
