@@ -15,7 +15,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import safe_norm
-from .compiled_objective import trial_gradient
+from .compiled_objective import compiled_dual_term, trial_gradient
 from .fixed_kernel import fixed_kernel_bound
 from .intercept import primal_terms
 from .projection import bound_excess
@@ -212,11 +212,7 @@ def free_certificate(objective, data, x, record):
                                                         values[values < 0], magnitude, 4 * np.sqrt(n) * backward)
     u_norm = np.sqrt(uu)
     Ku_error = product_error * u_norm
-    dual_term, dual_magnitude = 0.0, 0.0
-    for j in range(x.size):
-        quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
-        dual_term += linear[j] * x[j] - quadratic_term
-        dual_magnitude += abs(linear[j] * x[j]) + quadratic_term
+    dual_term, dual_magnitude = compiled_dual_term(linear, quadratic, x)
     _, excess, residual = bound_excess(x, a, b, lo, hi)
     distance = residual / np.sqrt(np.dot(a, a)) + 2 * excess
     gradient = trial_gradient(objective, x, record)

@@ -86,6 +86,19 @@ def example() -> tuple:
             1e-10)
 
 
+@register_jitable
+def compiled_dual_term(linear: np.ndarray, quadratic: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """``(ℓ(x), the sum of the absolute values of its terms)`` for ℓ's linear part c and quadratic part D:
+    ``cᵀx - ½xᵀDx`` (:meth:`Machine.dual_term <indkernel.core.machines.Machine.dual_term>` and
+    ``dual_term_magnitude``), in compiled code."""
+    dual_term, dual_magnitude = 0.0, 0.0
+    for j in range(x.size):
+        quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
+        dual_term += linear[j] * x[j] - quadratic_term
+        dual_magnitude += abs(linear[j] * x[j]) + quadratic_term
+    return dual_term, dual_magnitude
+
+
 @overload(trial_value, jit_options={"error_model": "numpy"})
 def _compiled_trial_value(problem, probe, x):
     if isinstance(problem, types.BaseTuple):
@@ -95,11 +108,7 @@ def _compiled_trial_value(problem, probe, x):
             for j in range(x.size):
                 u[rows[j]] += weights[j] * x[j]
             decomposition, z, use_negative, Ku, phi, magnitude, backward = _point(d, V0, u, rho, probe, threads)
-            dual_term, dual_magnitude = 0.0, 0.0
-            for j in range(x.size):
-                quadratic_term = 0.5 * quadratic[j] * x[j] * x[j]
-                dual_term += linear[j] * x[j] - quadratic_term
-                dual_magnitude += abs(linear[j] * x[j]) + quadratic_term
+            dual_term, dual_magnitude = compiled_dual_term(linear, quadratic, x)
             uu = np.dot(u, u)
             noise = noise_factor * (dual_magnitude + abs(phi) + magnitude + uu * (uu / (8.0 * rho)))
             ok = decomposition[10] == 0 and backward <= check_tol  # (a NaN backward error fails)
