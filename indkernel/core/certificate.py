@@ -15,9 +15,9 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import safe_norm
-from .compiled_objective import compiled_dual_term, trial_gradient
+from .compiled_objective import compiled_dual_term
 from .fixed_kernel import fixed_kernel_bound
-from .intercept import primal_terms
+from .intercept import HINGE, primal_terms
 from .projection import bound_excess
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, roundoff_allowances
 
@@ -196,9 +196,10 @@ def primal_bound(problem, point: ProxyPoint, v: np.ndarray, Kv: np.ndarray, Kv_e
 
 
 @numba.njit(cache=True, error_model="numpy")
-def free_certificate(objective, data, x, record):
-    """``(lower, upper, allowance, scale, intercept)`` of :func:`certify`'s free bound at the feasible x,
-    whose oracle point compiled code computed (``record``, :func:`indkernel.core.compiled_objective.trial_value`),
+def free_certificate(objective, data, x, gradient, record):
+    """``(lower, upper, allowance, scale, intercept)`` of :func:`certify`'s free bound at the feasible x
+    (``gradient``: ∇f(x)), whose oracle point compiled code computed (``record``,
+    :func:`indkernel.core.compiled_objective.trial_value`),
     on the problem's compiled objective and ``data`` (:attr:`IndefiniteProblem.compiled_certificate
     <indkernel.core.problem.IndefiniteProblem.compiled_certificate>`): the same bounds and allowances
     by the same functions (:func:`~indkernel.core.proxy.roundoff_allowances`, :func:`objective_roundoff`,
@@ -215,7 +216,6 @@ def free_certificate(objective, data, x, record):
     dual_term, dual_magnitude = compiled_dual_term(linear, quadratic, x)
     _, excess, residual = bound_excess(x, a, b, lo, hi)
     distance = residual / np.sqrt(np.dot(a, a)) + 2 * excess
-    gradient = trial_gradient(objective, x, record)
     lower_error = (objective_roundoff(x.size, dual_magnitude + abs(value) + value_error, value_error)
                    + infeasibility_allowance(distance, np.sqrt(np.dot(gradient, gradient)), curvature))
     loss, offset, loss_magnitude, weights = primal_terms(loss_data, scale * Ku, max_scale * Ku_error)
@@ -225,3 +225,9 @@ def free_certificate(objective, data, x, record):
                                   Ku_error, u_norm, Ku_error, u_norm, max_scale * np.sqrt(np.dot(weights, weights)), 0.0)
     return (dual_term + value - lower_error, upper + upper_error, lower_error + upper_error,
             abs(dual_term) + 0.5 * max(abs(uKu), magnitude), offset + offset_shift)
+
+
+def example_certificate() -> tuple:
+    """Data of :func:`free_certificate` with the types of :attr:`IndefiniteProblem.compiled_certificate
+    <indkernel.core.problem.IndefiniteProblem.compiled_certificate>`, for two variables: to compile on."""
+    return 1.0, 1.0, 1.0, np.ones(2), 1.0, (HINGE, np.array([1.0, -1.0]), np.ones(2), 0.0, 1.0), 0.0

@@ -10,10 +10,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.certificate import Certificate, free_certificate
+from ..core.certificate import Certificate, example_certificate, free_certificate
 from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
-from ..core.intercept import HINGE
-from ..core.machines import _compiled_loss
 from ..core.projection import read_only
 from ..core.rank_one import WARM_UPS
 from ..core.tangent_cg import newton_direction
@@ -200,13 +198,12 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
             if run.observe_certified(point, certificate, float(clock)):
                 return
         else:
-            x_new, f_new, noise, g_new, L, _, radius, first_residual, status, _ = _iteration(problem, None, run,
-                                                                                              *state, settings)
+            found, status, _ = _iteration(problem, None, run, state, settings)
             if status != ACCEPTED:
-                _ended(run, status, x_new, f_new, L)
+                _ended(run, status, found[0], found[1], found[4])
                 return
-            state = (x_new, f_new, noise, g_new, L, state[0], state[3], radius, first_residual)
-            if run.observe(x_new):
+            state = found
+            if run.observe(state[0]):
                 return
         gaps.append(run.upper - run.lower)
         if stall_window is not None and len(gaps) > stall_window and not gaps[-1] <= 0.5 * gaps[-1 - stall_window]:
@@ -235,23 +232,19 @@ def _compiled_run(objective, data, probes, state, settings, goal):
     :func:`~indkernel.solvers.tracking.near_roundoff`), at a non-finite value, or before an iteration that compiled code cannot take
     (Python then runs it)."""
     tol, absolute, lower, upper, scale, lower_allowance, upper_allowance = goal
-    x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual = state
     steps = probes.shape[0]
-    points, rows, clock = np.empty((steps, x.size)), np.empty((steps, 5)), np.empty(steps)
+    points, rows, clock = np.empty((steps, state[0].size)), np.empty((steps, 5)), np.empty(steps)
     record = no_record()
     k = 0
-    while k < steps and np.isfinite(f_x) and np.all(np.isfinite(g)):
-        x_new, f_new, noise_new, g_new, L_new, _, radius_new, residual, status, found = _iteration(
-            objective, probes[k], None, x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual, settings)
+    while k < steps and np.isfinite(state[1]) and np.all(np.isfinite(state[3])):
+        found, status, found_record = _iteration(objective, probes[k], None, state, settings)
         if status != ACCEPTED:
             break
-        previous_x, previous_g = x, g
-        x, f_x, noise, g, L, radius, first_residual, record = (x_new, f_new, noise_new, g_new, L_new, radius_new,
-                                                                residual, found)
-        certificate = free_certificate(objective, data, x, record)
+        state, record = found, found_record
+        certificate = free_certificate(objective, data, state[0], state[3], record)
         with numba.objmode(now="float64"):
             now = time.perf_counter()
-        points[k], clock[k] = x, now
+        points[k], clock[k] = state[0], now
         for i in range(5):
             rows[k, i] = certificate[i]
         k += 1
@@ -263,22 +256,23 @@ def _compiled_run(objective, data, probes, state, settings, goal):
         if gap_measure(upper - lower, scale, allowance, absolute) <= tol \
                 or near_roundoff(upper - lower, allowance, tol if absolute else tol * scale):
             break
-    state = (x, f_x, noise, g, L, previous_x, previous_g, radius, first_residual)
     return state, record, points[:k], rows[:k], clock[:k]
 
 
 @register_jitable(error_model="numpy")
-def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_g, radius, first_residual, settings):
-    """One iteration of :func:`projected_newton` from x (``f(x)``, its rounding ``noise_x``, ``∇f(x)``,
-    the last L, the previous iterate and its gradient, the trust radius, the first direction's
-    residual, 0 before it): ``(x⁺, f(x⁺), its rounding, ∇f(x⁺), L, t, radius, first residual, status,
-    record)``, status as :func:`indkernel.solvers.accelerated_gradient.backtracking`'s (``CHECK_FAILED``: a
-    rank-one check failed, run it again by Python) and the record of x⁺ for :meth:`IndefiniteProblem.adopt
+def _iteration(problem, probe, run, state, settings):
+    """One iteration of :func:`projected_newton` from ``state = (x, f(x), its rounding, ∇f(x), the
+    last L, the previous iterate and its gradient, the trust radius, the first direction's residual
+    (0 before it))``: ``(state after, status, record)``, status as
+    :func:`indkernel.solvers.accelerated_gradient.backtracking`'s (``CHECK_FAILED``: a rank-one check
+    failed, run it again by Python; on another failure the state holds the failed try's point,
+    value and L) and the record of the new point for :meth:`IndefiniteProblem.adopt
     <indkernel.core.problem.IndefiniteProblem.adopt>`. ``problem``, ``probe`` and ``run`` as
     :func:`indkernel.core.compiled_objective.trial_value` and :func:`~indkernel.core.compiled_objective.stop_for_time`
     take them; ``settings``: the options, L's floor, the box's diameter and the set's a, lo, hi."""
     cg_steps, shift, gradient_armijo, armijo, extrapolate, max_halvings, max_doublings, L_floor, diameter, a, lo, hi \
         = settings
+    x, f_x, noise_x, g, L, previous_x, previous_g, radius, first_residual = state
     s = x - previous_x
     ss = np.dot(s, s)
     if ss > 0:  # 1/L from the curvature along the last step (Barzilai–Borwein)
@@ -287,7 +281,7 @@ def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_
     x_c, f_c, L, status, record, noise_c = backtracking(problem, probe, run, x, f_x, g, noise_x, L, gradient_armijo,
                                                         True, MAX_BACKTRACKS)
     if status != ACCEPTED:
-        return x_c, f_c, noise_c, g, L, 0.0, radius, first_residual, status, record
+        return (x_c, f_c, noise_c, g, L, x, g, radius, first_residual), status, record
     # 2. the Newton direction on the face of x_c
     g_c = trial_gradient(problem, x_c, record)
     direction, residual = newton_direction(trial_hessian(problem, x_c, record), g_c,
@@ -301,7 +295,7 @@ def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_
         point, value, t, ok, found, noise = _search(problem, probe, x_c, f_c, g_c, direction, noise_c, armijo,
                                                     extrapolate, max_halvings, max_doublings)
         if not ok:
-            return x_c, f_c, noise_c, g_c, L, 0.0, radius, first_residual, CHECK_FAILED, record
+            return (x_c, f_c, noise_c, g_c, L, x, g, radius, first_residual), CHECK_FAILED, record
         if t > 0:
             x_c, f_c, noise_c, record = point, value, noise, found
             g_c = trial_gradient(problem, x_c, record)
@@ -309,7 +303,7 @@ def _iteration(problem, probe, run, x, f_x, noise_x, g, L, previous_x, previous_
     radius = max(radius, 2 * t * length) if t >= 1.0 else max(t, 1 / 16) * length
     if radius == 0.0:  # no direction (no free variable): start the next one from the box again
         radius = diameter
-    return x_c, f_c, noise_c, g_c, L, t, radius, first_residual, ACCEPTED, record
+    return (x_c, f_c, noise_c, g_c, L, x, g, radius, first_residual), ACCEPTED, record
 
 
 @register_jitable(error_model="numpy")
@@ -392,8 +386,7 @@ def _compile_searches() -> None:
     problem, x, g = example(), np.array([0.25, 0.25]), np.array([1.0, 1.0])
     a, lo, hi = problem[9], problem[11], problem[12]
     settings = (2, 1e-8, 0.1, 1e-4, 1.1, 4, 20, 1e-12, 1.0, a, lo, hi)
-    data = (1.0, 1.0, 1.0, np.ones(2), 1.0, _compiled_loss(HINGE, np.array([1.0, -1.0]), np.ones(2)), 0.0)
-    _compiled_run(problem, data, np.ones((2, 2)), (x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0), settings,
+    _compiled_run(problem, example_certificate(), np.ones((2, 2)), (x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0), settings,
                   (1e-6, False, -np.inf, np.inf, 0.0, 0.0, 0.0))
     _backtracking(problem, np.ones(2), None, x, 0.0, g, 1e-15, 1.0, 0.1, True, 2)
 
