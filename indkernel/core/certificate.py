@@ -132,9 +132,9 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     if bound != "free":
         given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(*given, budget=budget, libsvm=getattr(problem.oracle, "libsvm", True))
+            found = fixed_kernel_bound(*given, budget=budget, formed=getattr(problem.oracle, "formed_kernel", True))
         else:
-            found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, libsvm=False,
+            found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, formed=False,
                                        budget=budget)
         gain = found.gain
         if found.v is not point.u:  # K·v afresh: the search's accumulated products drift beyond one product's error

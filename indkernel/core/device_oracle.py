@@ -249,8 +249,9 @@ class DeviceRankOneProxy:
     name = "rank-one"
     CHECK_TOL = 1e-10  # as RankOneProxy's
     #: The tight certificate stays with its own O(n²) Newton–CG rounds on the device: it does not
-    #: form K* on the host for libsvm (:func:`indkernel.core.fixed_kernel.fixed_kernel_bound`).
-    libsvm = False
+    #: form K* on the host for libsvm and the interior-point solve
+    #: (:func:`indkernel.core.fixed_kernel.fixed_kernel_bound`).
+    formed_kernel = False
 
     def __init__(self, K0: np.ndarray, K0_device):
         import array_api_compat

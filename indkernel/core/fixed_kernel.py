@@ -15,18 +15,23 @@ is the dual at x = α on the same kernel, Danskin), so once ``upper - f(α) <= T
 q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap, and the solve stops.
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
-near the optimum), libsvm on the formed K* (O(n³) once) takes over at tolerances
-``LIBSVM_TOLERANCES`` until the proof holds: SMO finds the face fast, and its points are scored the
-same way (with no silent cap: its β is scored wherever it stopped). With a time budget, libsvm's
-cap is what the seconds left allow at the rate its last capped call ran (a first call runs at most
-``LIBSVM_PROBE`` iterations per point, to measure it): one call of libsvm cannot be interrupted, and
-with the full caps closing certificates at C >= 1e4 overran a run's time limit by seconds
-(``figures/newton_stress.py``).
+near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at a loose
+tolerance (``LIBSVM_TOLERANCE``, milliseconds: SMO finds the face fast), then, where its point
+polished still leaves the bound unproven, the machine's dual QP by an interior-point method
+(``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
+same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
+whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
+singular K*(α): at the projected gradient's late iterates on USPS 3 vs 5 (K*(α) of rank about 200
+of 500) libsvm at 1e-7 stopped at ten million iterations after seconds with a bound several
+times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget libsvm's call
+is capped at ``LIBSVM_PROBE`` iterations per point (one call of libsvm cannot be interrupted: at
+C >= 1e4 closing certificates overran a run's time limit by seconds, ``figures/newton_stress.py``)
+and the interior-point solve gets the seconds left as its time limit.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,17 +48,14 @@ CG_STEPS, CG_RESIDUAL = 50, 1e-6
 MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
-#: Newton–CG rounds before libsvm takes over, and libsvm's tolerances then, loosest first; its
-#: cap, and the longer one of a second try at a tolerance where libsvm stopped at the cap and its
-#: β, scored and polished, still left the bound unproven. On USPS 3 vs 5, n = 500, ρ = 1, at the
-#: projected gradient's stopping iterate, libsvm needs more than a million iterations for 1e-7
-#: (K*(α) has many zero eigenvalues): with the first cap alone the bound missed TIGHTNESS
-#: (``tests/test_tight_certificate.py`` holds it there).
+#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerance and cap there
+#: (under a time budget: at most ``LIBSVM_PROBE`` iterations per point).
 NEWTON_ROUNDS = 4
-LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_LONG_CAP = (1e-3, 1e-5, 1e-7), 1_000_000, 10_000_000
-#: Under a time budget: libsvm's first call at most this many iterations per point (its rate
-#: unknown), later ones what half the seconds left allow at the rate of the last capped call.
-LIBSVM_PROBE, LIBSVM_TIME_SHARE = 20, 0.5
+LIBSVM_TOLERANCE, LIBSVM_CAP, LIBSVM_PROBE = 1e-3, 1_000_000, 20
+#: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
+#: -> x`` (a point of A, or None where it fails or no time is left): the interior-point solve of
+#: the machine's dual QP, registered by :mod:`indkernel.solvers.models` (the core imports no cvxpy).
+EXACT_SOLVES: list[Callable[..., np.ndarray | None]] = []
 
 
 @dataclass(frozen=True)
@@ -177,11 +179,11 @@ class _Search:
 
 def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, free_bound: float,
                        floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
-                       libsvm: bool = True, budget=None) -> FixedKernelBound:
+                       formed: bool = True, budget=None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
-    Newton–CG rounds, then (``libsvm=True``) libsvm at tightening tolerances, each of its points
-    polished by Newton–CG rounds, until the bound is proven within ``TIGHTNESS`` of the natural
-    gap or within ``target`` of ``f(α)``.
+    Newton–CG rounds, then (``formed=True``) libsvm and an interior-point method on the formed K*,
+    each of their points polished by Newton–CG rounds, until the bound is proven within
+    ``TIGHTNESS`` of the natural gap or within ``target`` of ``f(α)``.
 
     Parameters
     ----------
@@ -195,10 +197,12 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
         ``TIGHTNESS - 1`` so that the bound reaches it too.
     max_rounds, cg_steps : int
         The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
-        without libsvm.
+        without the formed kernel's solves.
+    formed : bool
+        Whether the machine may be solved on the formed K* (not for an oracle whose K* lives on a device).
     budget : callable, optional
         ``budget()``: the seconds left (a run's time limit); at 0 or below the search ends with
-        the best bound so far, and libsvm's calls are capped to fit in it (module docstring).
+        the best bound so far, and the formed kernel's solves are capped to fit in it (module docstring).
     """
     search = _Search(problem, point, alpha, free_bound)
 
@@ -217,30 +221,26 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
             search.newton(cg_steps)
 
     polish()
-    if libsvm and not tight():
+    if formed and not tight():
         K = problem.proxy_kernel(alpha)
-        attempts, capped = [(tol, cap) for tol in LIBSVM_TOLERANCES for cap in (LIBSVM_CAP, LIBSVM_LONG_CAP)], False
-        rate = None  # libsvm's iterations per second, from its last capped call (under a budget)
-        for tol, cap in attempts:
-            if cap == LIBSVM_LONG_CAP and not capped:  # the retry is for a tolerance libsvm stopped short of
+        for solve in (_libsvm_point, *EXACT_SOLVES):
+            x = solve(problem, K, budget)
+            if x is None:
                 continue
-            if budget is not None:
-                cap = min(cap, LIBSVM_PROBE * problem.dim if rate is None else int(LIBSVM_TIME_SHARE * rate * budget()))
-                if cap < 1:
-                    break
-            started = time.perf_counter()
-            try:
-                beta, capped = problem.machine.libsvm_beta(K, tol, cap)
-            except ValueError:  # libsvm refuses (non-finite coefficients at extreme ν or C): keep what we have
-                break
-            if capped:
-                rate = cap / max(time.perf_counter() - started, 1e-9)
-            raw = beta if problem.penalty.scale is None else beta * problem.penalty.scale  # β in the oracle's space
-            search.score(raw, search.point.multiply(raw))
-            x = problem.from_dual_coef(beta)  # onto A
             v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
-            polish()  # a capped β polished may already be tight: then no longer retry
+            polish()
             if tight():
                 break
     return FixedKernelBound(v=search.best_v, gain=float(search.gain))
+
+
+def _libsvm_point(problem, K: np.ndarray, budget) -> np.ndarray | None:
+    """libsvm's solution on K at ``LIBSVM_TOLERANCE``, onto A; None where libsvm refuses
+    (non-finite coefficients at extreme ν or C)."""
+    cap = LIBSVM_CAP if budget is None else min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
+    try:
+        beta, _ = problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, cap)
+    except ValueError:
+        return None
+    return problem.from_dual_coef(beta)

@@ -503,8 +503,8 @@ class IndefiniteProblem:
         the free bound, tight only near the optimum. ``bound="tight"`` (default) solves the machine on
         the fixed kernel ``K*(α)`` (the paper's stopping criterion, the natural bound
         ``U*(α) = max_{α'∈A} L(α', K*(α))``) by Newton–CG rounds of O(n²) products with K* in factored
-        form, warm-started at α (:mod:`indkernel.core.fixed_kernel`), and scores each of its
-        points by the primal, until the dual side proves the gap within ``TIGHTNESS`` (1.25) of
+        form, warm-started at α, then where needed libsvm and an interior-point method on the formed
+        K* (:mod:`indkernel.core.fixed_kernel`), and scores each of its points by the primal, until the dual side proves the gap within ``TIGHTNESS`` (1.25) of
         the exact natural gap (``Certificate.natural_gap_floor``): tight at *any* feasible α.
         ``bound="refined"`` is a few such rounds (cheaper, good near the optimum); ``"free"``
         only ``β = u(α)``.

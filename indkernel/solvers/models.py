@@ -2,7 +2,7 @@
 (:meth:`indkernel.core.machines.Machine.model_spec`) and its penalty's
 (:meth:`indkernel.core.penalties.Penalty.model_spec`): the max-min model (``eq:kern_learn``), solved by
 the direct SDP route and by ``indkernel.verify``; the min-max model (``eq:kern_learn_hard``); the
-machine's dual QP on a fixed kernel; the exchange method's master (``eq:SIQCLP_master``). Every
+machine's dual QP on a fixed kernel (and its maximizer, the tight certificate's exact solve); the exchange method's master (``eq:SIQCLP_master``). Every
 (machine, penalty) pair of the toolkit has each of them; the problem types themselves import no cvxpy.
 """
 
@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import warnings
 
+import cvxpy as cp
 import numpy as np
 
 import formulations
 
+from ..core import fixed_kernel
 from ..core.problem import IndefiniteProblem
 
 
@@ -70,6 +72,23 @@ def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.For
     """The problem's machine on the fixed PSD kernel K (:func:`formulations.dual_qp_model`): its
     value plus ``problem.kernel_penalty(K)`` bounds ``p*`` from above."""
     return formulations.dual_qp_model(machine_entry(problem), K)
+
+
+def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.ndarray | None:
+    """The maximizer of the problem's machine on the fixed PSD kernel K (:func:`dual_qp_model`) by
+    Clarabel, an interior-point method, within ``budget()`` seconds, onto A; None where the solver
+    fails or no time is left. The tight certificate's exact solve
+    (:data:`indkernel.core.fixed_kernel.EXACT_SOLVES`): its point is scored by the primal, so an
+    inaccurate answer still gives a valid bound."""
+    try:
+        model = dual_qp_model(problem, K)
+        solve_quietly(model, solver=formulations.solvers.DEFAULT_SOLVER, budget=budget)
+    except (NotImplementedError, RuntimeError, cp.error.SolverError):
+        return None  # a machine without a cvxpy model; the solver's failure or panic; no time left (OutOfTime)
+    return problem.from_model(model.solution("alpha"))
+
+
+fixed_kernel.EXACT_SOLVES.append(dual_qp_point)
 
 
 def siqclp_model(problem: IndefiniteProblem, kernels, factors=None) -> formulations.Formulation:
