@@ -15,15 +15,15 @@ is the dual at x = α on the same kernel, Danskin), so once ``upper - f(α) <= T
 q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap, and the solve stops.
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
-near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at a loose
-tolerance (``LIBSVM_TOLERANCE``, milliseconds: SMO finds the face fast), then, where its point
-polished still leaves the bound unproven, the machine's dual QP by an interior-point method
+near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at loose
+tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast), then, where its points polished
+still leave the bound unproven, the machine's dual QP by an interior-point method
 (``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
 same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
 whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
 singular K*(α): at the projected gradient's late iterates on USPS 3 vs 5 (K*(α) of rank about 200
 of 500) libsvm at 1e-7 stopped at ten million iterations after seconds with a bound several
-times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget libsvm's call
+times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget each libsvm call
 is capped at ``LIBSVM_PROBE`` iterations per point (one call of libsvm cannot be interrupted: at
 C >= 1e4 closing certificates overran a run's time limit by seconds, ``figures/newton_stress.py``)
 and the interior-point solve gets the seconds left as its time limit.
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -48,10 +49,10 @@ CG_STEPS, CG_RESIDUAL = 50, 1e-6
 MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
-#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerance and cap there
-#: (under a time budget: at most ``LIBSVM_PROBE`` iterations per point).
+#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
+#: first, and its cap (under a time budget: at most ``LIBSVM_PROBE`` iterations per point).
 NEWTON_ROUNDS = 4
-LIBSVM_TOLERANCE, LIBSVM_CAP, LIBSVM_PROBE = 1e-3, 1_000_000, 20
+LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_PROBE = (1e-3, 1e-5), 1_000_000, 20
 #: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
 #: -> x`` (a point of A, or None where it fails or no time is left): the interior-point solve of
 #: the machine's dual QP, registered by :mod:`indkernel.solvers.models` (the core imports no cvxpy).
@@ -223,7 +224,8 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     polish()
     if formed and not tight():
         K = problem.proxy_kernel(alpha)
-        for solve in (_libsvm_point, *EXACT_SOLVES):
+        libsvm = [partial(_libsvm_point, tolerance=tolerance) for tolerance in LIBSVM_TOLERANCES]
+        for solve in libsvm + EXACT_SOLVES:
             x = solve(problem, K, budget)
             if x is None:
                 continue
@@ -235,12 +237,12 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     return FixedKernelBound(v=search.best_v, gain=float(search.gain))
 
 
-def _libsvm_point(problem, K: np.ndarray, budget) -> np.ndarray | None:
-    """libsvm's solution on K at ``LIBSVM_TOLERANCE``, onto A; None where libsvm refuses
-    (non-finite coefficients at extreme ν or C)."""
+def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray | None:
+    """libsvm's solution on K at ``tolerance``, onto A; None where libsvm refuses (non-finite
+    coefficients at extreme ν or C)."""
     cap = LIBSVM_CAP if budget is None else min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
     try:
-        beta, _ = problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, cap)
+        beta, _ = problem.machine.libsvm_beta(K, tolerance, cap)
     except ValueError:
         return None
     return problem.from_dual_coef(beta)
