@@ -8,7 +8,7 @@ compiled code (:func:`free_certificate`, by the same functions), inside Newton's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -90,6 +90,9 @@ class Certificate(Bracket):
         exact natural gap ``U*(α) - f(α)`` (the paper's stopping criterion), so
         ``gap / natural_gap_floor`` bounds how far this certificate is from the tightest one at α.
         0 for the free bound.
+    dual_point : (dim,) array or None
+        That dual point x (None for the free bound): where a run's next refined or tight bound,
+        at a nearby α, goes on from (``certify(..., start=)``).
     """
 
     lower: float
@@ -100,6 +103,7 @@ class Certificate(Bracket):
     allowance: float = 0.0
     natural_gap_floor: float = 0.0
     alpha_intercept: float = 0.0
+    dual_point: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return (f"lower {self.lower:.10g}  upper {self.upper:.10g}  gap {self.gap:.3e} "
@@ -110,11 +114,13 @@ class Certificate(Bracket):
                 f"relative_gap={self.relative_gap:.3g}, source={self.source!r})")
 
 
-def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0, budget=None) -> Certificate:
+def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float = 0.0, budget=None,
+            start: np.ndarray | None = None) -> Certificate:
     """The bracket at a feasible α of ``problem`` (:meth:`indkernel.core.problem.IndefiniteProblem.certify`,
     which checks α and ``bound``; the solvers call this on their own iterates, with the absolute
-    gap they are content with as ``target``, and ``budget()``, the seconds left: the bound's solve
-    fits in them and ends with the best bound found so far, a valid one, once they are spent)."""
+    gap they are content with as ``target``, ``budget()``, the seconds left: the bound's solve
+    fits in them and ends with the best bound found so far, a valid one, once they are spent, and
+    ``start``, the dual point of their previous bound, for the refined or tight one to go on from)."""
     violation = problem.feasible.violation(alpha)
     if violation > FEASIBILITY_TOL:
         raise ValueError(
@@ -128,15 +134,16 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     lower_error = problem.objective_roundoff(alpha) + infeasibility_allowance(
         problem.feasible.distance_bound(alpha), float(np.linalg.norm(gradient)), problem.curvature_estimate())
     upper, upper_error, offset = primal_bound(problem, point, point.u, point.Ku, point.Ku_error)
-    own_offset, source, gain = offset, "free", 0.0
+    own_offset, source, gain, dual_point = offset, "free", 0.0, None
     if bound != "free":
         given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(*given, budget=budget, formed=getattr(problem.oracle, "formed_kernel", True))
+            found = fixed_kernel_bound(*given, budget=budget, formed=getattr(problem.oracle, "formed_kernel", True),
+                                       start=start)
         else:
             found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, formed=False,
-                                       budget=budget)
-        gain = found.gain
+                                       budget=budget, start=start)
+        gain, dual_point = found.gain, found.x
         if found.v is not point.u:  # K·v afresh: the search's accumulated products drift beyond one product's error
             refined = primal_bound(problem, point, found.v, point.multiply(found.v),
                                    point.product_error * safe_norm(found.v))
@@ -146,7 +153,7 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     scale = abs(dual_term) + 0.5 * max(abs(uKu), point.uK0u_magnitude)
     return Certificate(lower=float(lower - lower_error), upper=float(upper + upper_error),
                        intercept=float(offset + problem.machine.offset_shift), source=source, scale=float(scale),
-                       allowance=float(lower_error + upper_error), natural_gap_floor=float(gain),
+                       allowance=float(lower_error + upper_error), natural_gap_floor=float(gain), dual_point=dual_point,
                        alpha_intercept=float(own_offset + problem.machine.offset_shift))
 
 

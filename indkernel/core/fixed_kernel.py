@@ -16,8 +16,9 @@ q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap,
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
 near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at loose
-tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast), then, where its points polished
-still leave the bound unproven, the machine's dual QP by an interior-point method
+tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast; the tighter one only where it could
+reach the target), then, where their points polished still leave the bound unproven, the
+machine's dual QP by an interior-point method
 (``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
 same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
 whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
@@ -69,15 +70,18 @@ class FixedKernelBound:
     gain : float
         ``q(x) - q(α) >= 0`` at the best dual point x: a lower bound on the exact natural gap
         ``U*(α) - f(α)`` (up to round-off).
+    x : (dim,) array, that dual point (α if nothing beat it): a start for the next bound at a nearby α.
     """
 
     v: np.ndarray
     gain: float
+    x: np.ndarray
 
 
 class _Search:
     """The solve of ``max_{x ∈ A} q(x)``: the current point (x, v = u(x), Kv), its gain
-    ``q(x) - q(α)``, and the best primal point so far (``best`` its bound with its round-off)."""
+    ``q(x) - q(α)``, the best dual point so far (``best_x``, its gain ``gain``) and the best primal
+    point (``best`` its bound with its round-off)."""
 
     def __init__(self, problem, point: ProxyPoint, alpha: np.ndarray, free_bound: float):
         from .certificate import primal_bound  # the certificate imports this module
@@ -86,7 +90,7 @@ class _Search:
         self.machine = problem.machine
         self.q_alpha = self.machine.dual_term(alpha) - 0.5 * float(point.u @ point.Ku)
         self.best_v, self.best, self.gain = point.u, free_bound, 0.0
-        self.x, self.v, self.Kv = alpha, point.u, point.Ku
+        self.x, self.v, self.Kv, self.best_x = alpha, point.u, point.Ku, alpha
         self.g = self.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)
         self.L, self.curvature = problem.curvature_estimate(), 0.0
         self.diagonal = problem.feasible.diameter or 1.0
@@ -95,7 +99,9 @@ class _Search:
         """Make the feasible x (with ``v = u(x)``, ``Kv = Kv``) the current point; score it."""
         self.x, self.v, self.Kv = x, v, Kv
         self.g = self.machine.dual_term_gradient(x) - self.problem.oracle_u_adjoint(Kv)
-        self.gain = max(self.gain, self.machine.dual_term(x) - 0.5 * float(v @ Kv) - self.q_alpha)
+        gain = self.machine.dual_term(x) - 0.5 * float(v @ Kv) - self.q_alpha
+        if gain > self.gain:
+            self.gain, self.best_x = gain, x
         self.score(v, Kv)
 
     def score(self, v: np.ndarray, Kv: np.ndarray) -> None:
@@ -180,7 +186,7 @@ class _Search:
 
 def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: float, free_bound: float,
                        floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
-                       formed: bool = True, budget=None) -> FixedKernelBound:
+                       formed: bool = True, budget=None, start: np.ndarray | None = None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
     Newton–CG rounds, then (``formed=True``) libsvm and an interior-point method on the formed K*,
     each of their points polished by Newton–CG rounds, until the bound is proven within
@@ -204,8 +210,13 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     budget : callable, optional
         ``budget()``: the seconds left (a run's time limit); at 0 or below the search ends with
         the best bound so far, and the formed kernel's solves are capped to fit in it (module docstring).
+    start : (dim,) array, optional
+        A point of A to go on from where q is larger than at α: the dual point of the bound at
+        a nearby α (a run's previous check), near this one's maximizer too.
     """
     search = _Search(problem, point, alpha, free_bound)
+    if start is not None:
+        search.step(start - alpha)  # moves there only if q grows
 
     def tight() -> bool:  # good enough, or proven tight (where the target may still be reached: tighter), or no time
         if budget is not None and budget() <= 0:
@@ -224,8 +235,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
     polish()
     if formed and not tight():
         K = problem.proxy_kernel(alpha)
-        libsvm = [partial(_libsvm_point, tolerance=tolerance) for tolerance in LIBSVM_TOLERANCES]
-        for solve in libsvm + EXACT_SOLVES:
+        for solve in _formed_solves(lambda: search.best - lower, target):
             x = solve(problem, K, budget)
             if x is None:
                 continue
@@ -234,7 +244,21 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
             polish()
             if tight():
                 break
-    return FixedKernelBound(v=search.best_v, gain=float(search.gain))
+    return FixedKernelBound(v=search.best_v, gain=float(search.gain), x=search.best_x)
+
+
+def _formed_solves(gap: Callable[[], float], target: float):
+    """The solves on the formed kernel in turn: libsvm at ``LIBSVM_TOLERANCES``, a tighter one only
+    where the ``gap()`` left by the looser one is within the ratio of their tolerances of the
+    ``target`` (libsvm's gap shrinks about in proportion to its tolerance: 0.21, 2.2e-3 and 1.7e-4
+    at 1e-3, 1e-5 and 1e-7 at pg's 140th iterate on ``figures/certified_speed.py``'s n = 250
+    problem), then ``EXACT_SOLVES``."""
+    previous = None
+    for tolerance in LIBSVM_TOLERANCES:
+        if previous is None or gap() <= previous / tolerance * target:
+            yield partial(_libsvm_point, tolerance=tolerance)
+        previous = tolerance
+    yield from EXACT_SOLVES
 
 
 def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray | None:

@@ -129,10 +129,11 @@ class ModSVMDual:
         return self.feasible.project(x)
 
     # ----- the certificate ---------------------------------------------------------------
-    def certify_iterate(self, lam: np.ndarray, bound: str = "free", target: float = 0.0, budget=None) -> Certificate:
+    def certify_iterate(self, lam: np.ndarray, bound: str = "free", target: float = 0.0, budget=None,
+                        start=None) -> Certificate:
         """``g(λ) <= P* <= P((Mλ)₊, b)`` (weak duality), each side widened by its round-off: γ =
-        ``ROUNDOFF_FACTOR·n·u`` times the magnitude of its sums (``bound``, ``target`` and ``budget``
-        are the protocol's: the primal point is exact, there is nothing to refine)."""
+        ``ROUNDOFF_FACTOR·n·u`` times the magnitude of its sums (``bound``, ``target``, ``budget`` and
+        ``start`` are the protocol's: the primal point is exact, there is nothing to refine)."""
         alpha = self.alpha(lam)
         linear, quadratic = float(lam.sum()), float(alpha @ alpha)
         loss, b = best_hinge_intercept(self.K0 @ (self.y * alpha), self.y, self.C)

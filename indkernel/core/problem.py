@@ -485,11 +485,13 @@ class IndefiniteProblem:
 
     # ----- the certificate --------------------------------------------------------------
     def certify_iterate(self, alpha: np.ndarray, bound: str, target: float,
-                        budget: Callable[[], float] | None = None) -> certificate.Certificate:
+                        budget: Callable[[], float] | None = None,
+                        start: np.ndarray | None = None) -> certificate.Certificate:
         """:meth:`certify` at a solver's own feasible iterate, unchecked, its bound solved no further
-        than ``target`` above ``f(α)`` (the gap that would end the run), and within the seconds
-        ``budget()`` leaves (a run's time limit): the solvers' entry."""
-        return certificate.certify(self, alpha, bound=bound, target=target, budget=budget)
+        than ``target`` above ``f(α)`` (the gap that would end the run), within the seconds
+        ``budget()`` leaves (a run's time limit), going on from the dual point ``start`` of the
+        run's previous bound (``Certificate.dual_point``): the solvers' entry."""
+        return certificate.certify(self, alpha, bound=bound, target=target, budget=budget, start=start)
 
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:
         """Certified bounds ``lower <= p* <= upper`` at a feasible α (the docs' mathematics page), valid in

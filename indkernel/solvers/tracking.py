@@ -126,7 +126,7 @@ class Certifiable(Protocol):
 
     def objective_at(self, alpha: np.ndarray) -> float: ...
 
-    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float, budget=None) -> Certificate: ...
+    def certify_iterate(self, alpha: np.ndarray, bound: str, target: float, budget=None, start=None) -> Certificate: ...
 
 
 class Run:
@@ -171,6 +171,7 @@ class Run:
         #: The certificate of the best α (the run's ``alpha``).
         self.certificate: Certificate | None = None
         self._tight = False
+        self._dual_point: np.ndarray | None = None  # of the last refined or tight bound (``_certify``)
         self.alpha: np.ndarray | None = None
         self.lower, self.upper, self.scale, self.allowance = -np.inf, np.inf, 0.0, 0.0
         self._lower_allowance = self._upper_allowance = 0.0
@@ -255,12 +256,17 @@ class Run:
 
     def _certify(self, alpha: np.ndarray, bound: str):
         """The certificate at α, its bound solved no further than the gap above f(α) that would end
-        the run (the tolerance above the best lower bound so far)."""
+        the run (the tolerance above the best lower bound so far), going on from the dual point of
+        the run's last refined or tight bound: near the maximizer at α too, it proves a natural
+        gap above the tolerance (no escalation) for the price of one product with K*(α)."""
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
         budget = None if self.time_limit is None else self.seconds_left
-        return self.problem.certify_iterate(alpha, bound, target, budget)
+        certificate = self.problem.certify_iterate(alpha, bound, target, budget, self._dual_point)
+        if certificate.dual_point is not None:
+            self._dual_point = certificate.dual_point
+        return certificate
 
     def _record(self, certificate: Certificate, alpha: np.ndarray, tight: bool, seconds: float | None = None) -> bool:
         """Keep the certificate's bounds if they are better, add a history row (at ``seconds``, default
