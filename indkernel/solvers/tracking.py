@@ -256,9 +256,10 @@ class Run:
 
     def _certify(self, alpha: np.ndarray, bound: str):
         """The certificate at α, its bound solved no further than the gap above f(α) that would end
-        the run (the tolerance above the best lower bound so far), going on from the dual point of
-        the run's last refined or tight bound: near the maximizer at α too, it proves a natural
-        gap above the tolerance (no escalation) for the price of one product with K*(α)."""
+        the run (the tolerance above the best lower bound so far); a refined bound goes on from
+        the dual point of the run's last refined or tight one: near the maximizer at α too, it
+        proves a natural gap above the tolerance (no escalation to the tight bound) for the price
+        of one product with K*(α)."""
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
