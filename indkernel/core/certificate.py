@@ -91,8 +91,8 @@ class Certificate(Bracket):
         ``gap / natural_gap_floor`` bounds how far this certificate is from the tightest one at α.
         0 for the free bound.
     dual_point : (dim,) array or None
-        That dual point x (None for the free bound): where a run's next refined bound, at a
-        nearby α, goes on from (``certify(..., start=)``).
+        That dual point x (None for the free bound): where a run's next bound, at a nearby α,
+        goes on from (``certify(..., start=)``).
     """
 
     lower: float
@@ -120,8 +120,7 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     which checks α and ``bound``; the solvers call this on their own iterates, with the absolute
     gap they are content with as ``target``, ``budget()``, the seconds left: the bound's solve
     fits in them and ends with the best bound found so far, a valid one, once they are spent, and
-    ``start``, the dual point of their previous bound, for the refined one to go on from: the
-    tight one starts at α, so a run's closing certificate is the one ``certify`` gives)."""
+    ``start``, the dual point of their previous bound, for this one to go on from)."""
     violation = problem.feasible.violation(alpha)
     if violation > FEASIBILITY_TOL:
         raise ValueError(
@@ -139,7 +138,8 @@ def certify(problem, alpha: np.ndarray, *, bound: str = "tight", target: float =
     if bound != "free":
         given = (problem, alpha, point, lower, upper + upper_error, lower_error + upper_error, target)
         if bound == "tight":
-            found = fixed_kernel_bound(*given, budget=budget, formed=getattr(problem.oracle, "formed_kernel", True))
+            found = fixed_kernel_bound(*given, budget=budget, formed=getattr(problem.oracle, "formed_kernel", True),
+                                       start=start)
         else:
             found = fixed_kernel_bound(*given, max_rounds=REFINED_ROUNDS, cg_steps=REFINED_CG_STEPS, formed=False,
                                        budget=budget, start=start)

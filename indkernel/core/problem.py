@@ -489,8 +489,8 @@ class IndefiniteProblem:
                         start: np.ndarray | None = None) -> certificate.Certificate:
         """:meth:`certify` at a solver's own feasible iterate, unchecked, its bound solved no further
         than ``target`` above ``f(α)`` (the gap that would end the run), within the seconds
-        ``budget()`` leaves (a run's time limit), a refined bound going on from the dual point
-        ``start`` of the run's previous bound (``Certificate.dual_point``): the solvers' entry."""
+        ``budget()`` leaves (a run's time limit), going on from the dual point ``start`` of the
+        run's previous bound (``Certificate.dual_point``): the solvers' entry."""
         return certificate.certify(self, alpha, bound=bound, target=target, budget=budget, start=start)
 
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:

@@ -254,17 +254,17 @@ class Run:
                 certificate, tight = self._certify(alpha, "tight"), True
         return self._record(certificate, alpha, tight)
 
-    def _certify(self, alpha: np.ndarray, bound: str):
+    def _certify(self, alpha: np.ndarray, bound: str, warm: bool = True):
         """The certificate at α, its bound solved no further than the gap above f(α) that would end
-        the run (the tolerance above the best lower bound so far); a refined bound goes on from
-        the dual point of the run's last refined or tight one: near the maximizer at α too, it
-        proves a natural gap above the tolerance (no escalation to the tight bound) for the price
-        of one product with K*(α)."""
+        the run (the tolerance above the best lower bound so far), going on (``warm``) from the
+        dual point of the run's last refined or tight bound: near the maximizer at α too, it proves
+        a natural gap above the tolerance (no escalation to the tight bound) for the price of one
+        product with K*(α), and a tight check often without the formed kernel's solves."""
         target = 0.0
         if self.absolute or self.scale > 0:
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
         budget = None if self.time_limit is None else self.seconds_left
-        certificate = self.problem.certify_iterate(alpha, bound, target, budget, self._dual_point)
+        certificate = self.problem.certify_iterate(alpha, bound, target, budget, self._dual_point if warm else None)
         if certificate.dual_point is not None:
             self._dual_point = certificate.dual_point
         return certificate
@@ -443,7 +443,7 @@ class Run:
                 self.status not in ("optimal", "numerical_error", "time_limit", "callback"):
             stop, upper, rows = (self.status, self.reason), self.upper, list(self._rows)
             self.status = None  # the tight check decides anew; its bounds only add to the run's
-            self._record(self._certify(self.alpha, "tight"), self.alpha, True)
+            self._record(self._certify(self.alpha, "tight", warm=False), self.alpha, True)  # certify's own
             if self.upper == upper:
                 self._rows = rows  # nothing gained: the history as it was
             if self.status != "optimal":
