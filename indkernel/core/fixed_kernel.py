@@ -5,7 +5,8 @@ criterion): the machine's dual on the *fixed* PSD kernel ``K = K*(α)``,
 
 solved by gradient projection and Newton–CG on the face it finds (Moré & Toraldo's GPCG for a
 bound- and hyperplane-constrained QP), every product with K in factored form (O(n²),
-``ProxyPoint.multiply``), warm-started at α itself. The bound is never the dual value: each point
+``ProxyPoint.multiply``), warm-started at α itself (or, in a run, at the dual point of its
+previous bound where q is larger there: near this maximizer too). The bound is never the dual value: each point
 ``β = u(x)`` (and each Newton point before its projection) is scored by the machine's *primal*
 at its best offset (:func:`indkernel.core.certificate.primal_bound`), a true upper bound whatever
 the accuracy of x.
