@@ -251,9 +251,8 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
 def _formed_solves(gap: Callable[[], float], target: float):
     """The solves on the formed kernel in turn: libsvm at ``LIBSVM_TOLERANCES``, a tighter one only
     where the ``gap()`` left by the looser one is within the ratio of their tolerances of the
-    ``target`` (libsvm's gap shrinks about in proportion to its tolerance: 0.21, 2.2e-3 and 1.7e-4
-    at 1e-3, 1e-5 and 1e-7 at pg's 140th iterate on ``figures/certified_speed.py``'s n = 250
-    problem), then ``EXACT_SOLVES``."""
+    ``target`` (libsvm's gap shrinks about in proportion to its tolerance, until SMO stalls on a
+    singular K*: ``figures/tight_certificate.py``, part 3), then ``EXACT_SOLVES``."""
     previous = None
     for tolerance in LIBSVM_TOLERANCES:
         if previous is None or gap() <= previous / tolerance * target:

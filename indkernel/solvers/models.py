@@ -2,8 +2,9 @@
 (:meth:`indkernel.core.machines.Machine.model_spec`) and its penalty's
 (:meth:`indkernel.core.penalties.Penalty.model_spec`): the max-min model (``eq:kern_learn``), solved by
 the direct SDP route and by ``indkernel.verify``; the min-max model (``eq:kern_learn_hard``); the
-machine's dual QP on a fixed kernel (and its maximizer, the tight certificate's exact solve); the exchange method's master (``eq:SIQCLP_master``). Every
-(machine, penalty) pair of the toolkit has each of them; the problem types themselves import no cvxpy.
+machine's dual QP on a fixed kernel (its maximizer is the tight certificate's exact solve); the
+exchange method's master (``eq:SIQCLP_master``). Every (machine, penalty) pair of the toolkit has
+each of them; the problem types themselves import no cvxpy.
 """
 
 from __future__ import annotations
