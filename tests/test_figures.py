@@ -101,9 +101,10 @@ def test_field_benchmark_quick(tmp_path, capsys):
 @pytest.mark.slow
 def test_solver_benchmark_quick():
     table = load("solver_benchmark").main(quick=True, cap=30.0)
-    assert {"pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
-    apg = table[table.method == "apg"]
-    assert (apg.status == "optimal").all() and apg["seconds_1e-06"].notna().all()
+    assert {"newton", "pg", "apg", "accpm", "exchange", "sdp"} <= set(table.method)
+    for method in ("newton", "apg"):
+        runs = table[table.method == method]
+        assert (runs.status == "optimal").all() and runs["seconds_1e-06"].notna().all()
 
 
 def test_thread_rule_measurement_restores_the_rule(paper_data):
