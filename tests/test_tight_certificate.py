@@ -362,3 +362,29 @@ def test_a_refined_check_goes_on_from_the_last_dual_point(monkeypatch):
         solve(problem, "pg", tol=1e-14, max_iter=30)
     assert starts[0] is None and starts[-1] is None and len(starts) > 3  # the start; the closing certificate
     assert all(point is not None for point in starts[1:-1])
+
+
+@pytest.mark.parametrize("name", ["digits", "random", "svr", "one-class"])
+def test_the_exact_solve_reaches_the_natural_bound_with_clarabels_qdldl(name, monkeypatch):
+    """The tight bound's exact solve (``models.dual_qp_point``, Clarabel with QDLDL for its KKT
+    systems: ``EXACT_SOLVE_SETTINGS``) at an iterate where K*(α) is singular: its point's primal
+    bound is U*(α) to Clarabel's tolerance, U*(α) solved independently at tight tolerances."""
+    from indkernel.solvers import models
+
+    asked = []
+    solve_model = formulations.Formulation.solve
+    monkeypatch.setattr(formulations.Formulation, "solve",
+                        lambda self, **options: asked.append(options) or solve_model(self, **options))
+    builder = BUILDERS[name]
+    p = builder(60, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        alpha = solve(p, "pg", max_iter=20).alpha
+    K = p.proxy_kernel(alpha)
+    assert np.linalg.matrix_rank(K) < len(K)
+    x = models.dual_qp_point(p, K)
+    assert asked and asked[-1]["direct_solve_method"] == "qdldl" and asked[-1]["solver"] == "CLARABEL"
+    monkeypatch.undo()
+    exact = natural_upper(builder, 60, 4, alpha)
+    bound = p.upper_bound(alpha, p.dual_coef(x))
+    assert exact - 1e-9 * (1 + abs(exact)) <= bound <= exact + 1e-6 * (1 + abs(exact))
