@@ -20,8 +20,9 @@ a relative 1e-6 checks), the tight certificate against the natural gap and its s
 libsvm on K*(α) at 1e-7 with a cap of ten million iterations (the tight bound's last resort before
 it solved the dual QP by an interior-point method): its bound against the natural gap, its
 seconds, and whether it stopped at the cap; and the tight bound's exact solve (the dual QP by
-Clarabel) with each of Clarabel's direct solvers of its KKT systems (``KKT_SOLVERS``). The tables are written beside this file
-(``tight_certificate.csv``, ``tight_certificate_pg.csv``, ``tight_certificate_late.csv``).
+Clarabel) with each of Clarabel's direct solvers of its KKT systems (``KKT_SOLVERS``). The tables
+are written beside this file (``tight_certificate.csv``, ``tight_certificate_pg.csv``,
+``tight_certificate_late.csv``); ``--parts`` runs some of them.
 
     INDKERNEL_DATA=<data directory> python figures/tight_certificate.py [--sizes 100 200 500] [--parts 1 2 3]
 """
@@ -50,7 +51,8 @@ AUTHORS = {(100, 1.0): 30, (100, 10.0): 40, (200, 1.0): 60, (200, 10.0): 100, (5
 POINTS = (0.0, 0.5, 0.9, 0.99, 0.999)
 #: libsvm's tolerance and cap in part 3: the tight bound's last resort before its interior-point solve.
 LATE_LIBSVM_TOL, LATE_LIBSVM_CAP = 1e-7, 10_000_000
-#: Clarabel's direct solvers of its KKT systems, timed on the exact solve in part 3 ("auto" picks faer where it is built in).
+#: Clarabel's direct solvers of its KKT systems, timed on the exact solve in part 3 (its default,
+#: "auto", picks faer where it is built in).
 KKT_SOLVERS = ("qdldl", "faer")
 
 
@@ -154,9 +156,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
     problems = [(n, rho) for n in args.sizes for rho in (1.0, 10.0)]
+    authors = [(n, rho) for n, rho in problems if (n, rho) in AUTHORS]
     parts = {1: ("tight_certificate.csv", lambda: [row for n, rho in problems for row in ratios(n, rho)]),
-             2: ("tight_certificate_pg.csv", lambda: [projected_gradient(n, rho) for n, rho in problems if (n, rho) in AUTHORS]),
-             3: ("tight_certificate_late.csv", lambda: [late_iterate(n, rho) for n, rho in problems if (n, rho) in AUTHORS])}
+             2: ("tight_certificate_pg.csv", lambda: [projected_gradient(n, rho) for n, rho in authors]),
+             3: ("tight_certificate_late.csv", lambda: [late_iterate(n, rho) for n, rho in authors])}
     for part in sorted(set(args.parts)):
         name, rows = parts[part]
         table = pd.DataFrame(rows())
