@@ -52,7 +52,7 @@ POINTS = (0.0, 0.5, 0.9, 0.99, 0.999)
 #: libsvm's tolerance and cap in part 3: the tight bound's last resort before its interior-point solve.
 LATE_LIBSVM_TOL, LATE_LIBSVM_CAP = 1e-7, 10_000_000
 #: Clarabel's direct solvers of its KKT systems, timed on the exact solve in part 3 (its default,
-#: "auto", picks faer where it is built in).
+#: "auto", measured as slow as faer here).
 KKT_SOLVERS = ("qdldl", "faer")
 
 
