@@ -76,8 +76,8 @@ def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.For
 
 
 #: Clarabel's settings for the exact solve: QDLDL for its KKT systems, 2.4-2.7x faster there than
-#: faer and than Clarabel's default ("auto", as slow as faer here), at n = 200 and 500 (the same at 100; ``python
-#: figures/tight_certificate.py --parts 3``).
+#: faer and than Clarabel's default ("auto", as slow as faer here) at n = 200 and 500, the same at
+#: 100 (``python figures/tight_certificate.py --parts 3``).
 EXACT_SOLVE_SETTINGS = {"direct_solve_method": "qdldl"}
 
 
