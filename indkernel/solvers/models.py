@@ -75,10 +75,10 @@ def dual_qp_model(problem: IndefiniteProblem, K: np.ndarray) -> formulations.For
     return formulations.dual_qp_model(machine_entry(problem), K)
 
 
-#: Clarabel's settings for the exact solve: QDLDL for its KKT systems, 2.4-2.7x faster there than
-#: faer and than Clarabel's default ("auto", as slow as faer here) at n = 200 and 500, the same at
-#: 100 (``python figures/tight_certificate.py --parts 3``).
-EXACT_SOLVE_SETTINGS = {"direct_solve_method": "qdldl"}
+#: The exact solve's solver and its settings: Clarabel with QDLDL for its KKT systems, 2.4-2.7x
+#: faster there than faer and than Clarabel's default ("auto", as slow as faer here) at n = 200 and
+#: 500, the same at 100 (``python figures/tight_certificate.py --parts 3``).
+EXACT_SOLVER, EXACT_SOLVE_SETTINGS = formulations.solvers.DEFAULT_SOLVER, {"direct_solve_method": "qdldl"}
 
 
 def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.ndarray | None:
@@ -89,7 +89,7 @@ def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.
     inaccurate answer still gives a valid bound."""
     try:
         model = dual_qp_model(problem, K)
-        solve_quietly(model, solver="CLARABEL", budget=budget, **EXACT_SOLVE_SETTINGS)
+        solve_quietly(model, solver=EXACT_SOLVER, budget=budget, **EXACT_SOLVE_SETTINGS)
     except (NotImplementedError, RuntimeError, cp.error.SolverError):
         return None  # a machine without a cvxpy model; the solver's failure or panic; no time left (OutOfTime)
     return problem.from_model(model.solution("alpha"))
