@@ -3,6 +3,7 @@ bracket or a named error before any work. The property suite over every problem 
 ``test_properties.py``."""
 
 import dataclasses
+import time
 import warnings
 
 import cvxpy
@@ -229,10 +230,12 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
 def test_the_formed_kernels_solves_inside_a_tight_certificate_fit_in_the_time_left(monkeypatch):
     """One libsvm call cannot be interrupted: at C = 1e6 (n = 300) a closing tight certificate
     called it with caps of 1e6 and 1e7 iterations and overran a 20 s time limit by up to 14 s
-    (``figures/newton_stress.py``). Under a budget each libsvm call runs at most ``LIBSVM_PROBE``
-    iterations per point, and the interior-point solve gets the seconds left as Clarabel's time limit. Here
-    (n = 120, C = 1e3) at Newton's first iterate from the fifth on where the Newton–CG rounds do
-    not settle the bound, with a millisecond always left."""
+    (``figures/newton_stress.py``). Under a budget libsvm's first call at each tolerance runs at
+    most ``LIBSVM_PROBE`` iterations per point, a second (where the first stopped at its cap) what
+    half the seconds left allow at the rate the first measured, and the interior-point solve gets
+    the seconds left as Clarabel's time limit. Here (n = 120, C = 1e3) at Newton's first iterate
+    from the fifth on where the Newton–CG rounds do not settle the bound, with a millisecond
+    always left."""
     import formulations
     from indkernel.core import fixed_kernel
     from indkernel.solvers.projected_newton import projected_newton
@@ -250,8 +253,10 @@ def test_the_formed_kernels_solves_inside_a_tight_certificate_fit_in_the_time_le
         caps, real = [], p.machine.libsvm_beta
 
         def spy(K, tol, max_iter, real=real, caps=caps):
-            caps.append(max_iter)
-            return real(K, tol, max_iter)
+            started = time.perf_counter()
+            beta, capped = real(K, tol, max_iter)
+            caps.append((tol, max_iter, capped, time.perf_counter() - started))
+            return beta, capped
 
         p.machine.libsvm_beta = spy  # this problem's machine only
         budgeted = p.certify_iterate(reference.alpha, "tight", 0.0, budget=lambda: 1e-3)
@@ -259,8 +264,45 @@ def test_the_formed_kernels_solves_inside_a_tight_certificate_fit_in_the_time_le
         if caps:
             break
     assert caps, "no iterate where the bound needs the formed kernel's solves"
-    assert all(cap == fixed_kernel.LIBSVM_PROBE * 120 for cap in caps)
+    probe = fixed_kernel.LIBSVM_PROBE * 120
+    for k, (tol, cap, _, _) in enumerate(caps):
+        first = k == 0 or caps[k - 1][0] != tol
+        if first:
+            assert cap == probe
+        else:  # the retry: at most what half the millisecond allows at the probe's rate, timed here from inside
+            _, _, probe_capped, probe_seconds = caps[k - 1]
+            assert probe_capped and probe < cap <= fixed_kernel.LIBSVM_TIME_SHARE * probe / probe_seconds * 1e-3
     assert limits == [("CLARABEL", 1e-3)]
+
+
+@pytest.mark.parametrize("budget, capped, calls_expected", [(None, True, 1), (1e-3, True, 1), (0.2, True, 2),
+                                                            (0.2, False, 1)])
+def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_time_left_allows(budget, capped,
+                                                                                             calls_expected):
+    """Under a budget, a libsvm call stopped at its probe (``LIBSVM_PROBE`` iterations per point)
+    runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the probe's
+    rate: with the probe alone a budgeted run sent every tighter tolerance to the interior-point
+    solve where libsvm would have converged. No second call where the probe converged or the time
+    left allows no more than it; without a budget one call with ``LIBSVM_CAP``. Here libsvm is
+    slowed to at most 1e5 iterations per second."""
+    from indkernel.core import fixed_kernel
+
+    p = SVMProblem(random_kernel(40, 1), labels(40, 1))
+    K, real, caps = p.proxy_kernel(p.initial_point()), p.machine.libsvm_beta, []
+
+    def slow(K, tol, max_iter):
+        caps.append(max_iter)
+        time.sleep(max_iter * 1e-5 if max_iter < fixed_kernel.LIBSVM_CAP else 0.0)
+        return real(K, tol, max_iter)[0], capped
+
+    p.machine.libsvm_beta = slow
+    x = fixed_kernel._libsvm_point(p, K, None if budget is None else (lambda: budget), 1e-3)
+    assert x is not None and x.shape == (40,) and np.all(np.isfinite(x))
+    probe = fixed_kernel.LIBSVM_PROBE * 40
+    assert len(caps) == calls_expected
+    assert caps[0] == (fixed_kernel.LIBSVM_CAP if budget is None else probe)
+    if calls_expected == 2:  # at most what half the 0.2 s allows at 1e5 iterations per second
+        assert probe < caps[1] <= fixed_kernel.LIBSVM_TIME_SHARE * 1e5 * budget
 
 
 def test_the_sdp_route_ends_near_its_time_limit():
