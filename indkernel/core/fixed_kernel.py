@@ -55,7 +55,7 @@ NOISE_MULTIPLE = 4
 #: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
 #: first, and its cap; under a time budget a first call of at most ``LIBSVM_PROBE`` iterations per
 #: point measures libsvm's rate, and a second, where the first stopped at its cap, gets what
-#: ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_point`).
+#: ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
 NEWTON_ROUNDS = 4
 LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 1_000_000, 20, 0.5
 #: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
@@ -266,25 +266,29 @@ def _formed_solves(gap: Callable[[], float], target: float):
 
 def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray | None:
     """libsvm's solution on K at ``tolerance``, onto A; None where libsvm refuses (non-finite
-    coefficients at extreme ν or C).
-
-    Without a budget libsvm runs to ``LIBSVM_CAP`` iterations. Under one, a first call runs at most
-    ``LIBSVM_PROBE`` iterations per point; where it stops there, libsvm runs again with the cap
-    that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the probe measured (at most
-    ``LIBSVM_CAP``). With the probe alone, budgeted runs (the timing figure's, under 5 s) sent
-    every tighter tolerance to the interior-point solve, several times slower where libsvm, given
-    its iterations, would have converged."""
+    coefficients at extreme ν or C)."""
     try:
-        if budget is None:
-            return problem.from_dual_coef(problem.machine.libsvm_beta(K, tolerance, LIBSVM_CAP)[0])
-        probe = min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
-        started = time.perf_counter()
-        beta, capped = problem.machine.libsvm_beta(K, tolerance, probe)
-        if capped:
-            rate = probe / max(time.perf_counter() - started, 1e-9)  # iterations per second
-            cap = min(LIBSVM_CAP, int(LIBSVM_TIME_SHARE * rate * budget()))
-            if cap > probe:
-                beta, _ = problem.machine.libsvm_beta(K, tolerance, cap)
+        beta = _libsvm_beta(problem, K, budget, tolerance)
     except ValueError:
         return None
     return problem.from_dual_coef(beta)
+
+
+def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
+    """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to ``LIBSVM_CAP`` iterations.
+    Under one, a first call runs at most ``LIBSVM_PROBE`` iterations per point; where it stops
+    there, libsvm runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at
+    the rate the probe measured (at most ``LIBSVM_CAP``). With the probe alone, budgeted runs (the
+    timing figure's, under 5 s) sent every tighter tolerance to the interior-point solve, several
+    times slower where libsvm, given its iterations, would have converged."""
+    if budget is None:
+        return problem.machine.libsvm_beta(K, tolerance, LIBSVM_CAP)[0]
+    probe = min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
+    started = time.perf_counter()
+    beta, capped = problem.machine.libsvm_beta(K, tolerance, probe)
+    if capped:
+        rate = probe / max(time.perf_counter() - started, 1e-9)  # iterations per second
+        cap = min(LIBSVM_CAP, int(LIBSVM_TIME_SHARE * rate * budget()))
+        if cap > probe:
+            beta, _ = problem.machine.libsvm_beta(K, tolerance, cap)
+    return beta
