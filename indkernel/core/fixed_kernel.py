@@ -25,10 +25,15 @@ same way. An interior-point solve reaches the natural gap to its own tolerance (
 whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
 singular K*(α): at the projected gradient's late iterates on USPS 3 vs 5 (K*(α) of rank about 200
 of 500) libsvm at 1e-7 stopped at ten million iterations after seconds with a bound several
-times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget each libsvm
-call is capped by what part of the seconds left allows at its measured rate (one call of libsvm
-cannot be interrupted: at C >= 1e4 closing certificates overran a run's time limit by seconds,
-``figures/newton_stress.py``) and the interior-point solve gets the seconds left as its time limit.
+times the natural gap (``figures/tight_certificate.py``, part 3). So libsvm gets at most
+``LIBSVM_PER_POINT`` iterations per point, about the price of the interior-point solve at
+n = 100 … 767: the calls that end a check need 90–210 per point, and at the late iterates of pg's
+runs to 1e-6 (USPS 3 vs 5, n = 100 … 767) libsvm at 1e-5 took 270–1560 per point, 1–3x the
+interior-point solve's time, and the interior-point solve ran after it all the same. With a time
+budget each libsvm call is also capped by what part of the seconds left allows at its measured
+rate (one call of libsvm cannot be interrupted: at C >= 1e4 closing certificates overran a run's
+time limit by seconds, ``figures/newton_stress.py``) and the interior-point solve gets the
+seconds left as its time limit.
 """
 
 from __future__ import annotations
@@ -53,11 +58,11 @@ MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
-#: first, and its cap; under a time budget a first call of at most ``LIBSVM_PROBE`` iterations per
-#: point measures libsvm's rate, and a second, where the first stopped at its cap, gets what
-#: ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
+#: first, and its cap in iterations per point (module docstring); under a time budget a first call
+#: of at most ``LIBSVM_PROBE`` iterations per point measures libsvm's rate, and a second, where the
+#: first stopped at its cap, gets what ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
 NEWTON_ROUNDS = 4
-LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 1_000_000, 20, 0.5
+LIBSVM_TOLERANCES, LIBSVM_PER_POINT, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 250, 20, 0.5
 #: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
 #: -> x`` (a point of A, or None where it fails or no time is left): the interior-point solve of
 #: the machine's dual QP, registered by :mod:`indkernel.solvers.models` (the core imports no cvxpy).
@@ -275,20 +280,21 @@ def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarra
 
 
 def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
-    """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to ``LIBSVM_CAP`` iterations.
-    Under one, a first call runs at most ``LIBSVM_PROBE`` iterations per point; where it stops
+    """libsvm's β on K at ``tolerance``, in at most ``LIBSVM_PER_POINT`` iterations per point.
+    Under a budget, a first call runs at most ``LIBSVM_PROBE`` iterations per point; where it stops
     there, libsvm runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at
-    the rate the probe measured (at most ``LIBSVM_CAP``). With the probe alone, budgeted runs (the
+    the rate the probe measured (at most the one above). With the probe alone, budgeted runs (the
     timing figure's, under 5 s) sent every tighter tolerance to the interior-point solve, several
     times slower where libsvm, given its iterations, would have converged."""
+    limit = LIBSVM_PER_POINT * problem.dim
     if budget is None:
-        return problem.machine.libsvm_beta(K, tolerance, LIBSVM_CAP)[0]
-    probe = min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
+        return problem.machine.libsvm_beta(K, tolerance, limit)[0]
+    probe = LIBSVM_PROBE * problem.dim
     started = time.perf_counter()
     beta, capped = problem.machine.libsvm_beta(K, tolerance, probe)
     if capped:
         rate = probe / max(time.perf_counter() - started, 1e-9)  # iterations per second
-        cap = min(LIBSVM_CAP, int(LIBSVM_TIME_SHARE * rate * budget()))
+        cap = min(limit, int(LIBSVM_TIME_SHARE * rate * budget()))
         if cap > probe:
             beta, _ = problem.machine.libsvm_beta(K, tolerance, cap)
     return beta
