@@ -25,15 +25,10 @@ same way. An interior-point solve reaches the natural gap to its own tolerance (
 whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
 singular K*(α): at the projected gradient's late iterates on USPS 3 vs 5 (K*(α) of rank about 200
 of 500) libsvm at 1e-7 stopped at ten million iterations after seconds with a bound several
-times the natural gap (``figures/tight_certificate.py``, part 3). So libsvm gets at most
-``LIBSVM_PER_POINT`` iterations per point, about the price of the interior-point solve at
-n = 100 … 767: the calls that end a check need 90–210 per point, and at the late iterates of pg's
-runs to 1e-6 (USPS 3 vs 5, n = 100 … 767) libsvm at 1e-5 took 270–1560 per point, 1–3x the
-interior-point solve's time, and the interior-point solve ran after it all the same. With a time
-budget each libsvm call is also capped by what part of the seconds left allows at its measured
-rate (one call of libsvm cannot be interrupted: at C >= 1e4 closing certificates overran a run's
-time limit by seconds, ``figures/newton_stress.py``) and the interior-point solve gets the
-seconds left as its time limit.
+times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget each libsvm
+call is capped by what part of the seconds left allows at its measured rate (one call of libsvm
+cannot be interrupted: at C >= 1e4 closing certificates overran a run's time limit by seconds,
+``figures/newton_stress.py``) and the interior-point solve gets the seconds left as its time limit.
 """
 
 from __future__ import annotations
@@ -58,11 +53,11 @@ MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
-#: first, and its cap in iterations per point (module docstring); under a time budget a first call
-#: of at most ``LIBSVM_PROBE`` iterations per point measures libsvm's rate, and a second, where the
-#: first stopped at its cap, gets what ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
+#: first, and its cap; under a time budget a first call of at most ``LIBSVM_PROBE`` iterations per
+#: point measures libsvm's rate, and a second, where the first stopped at its cap, gets what
+#: ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
 NEWTON_ROUNDS = 4
-LIBSVM_TOLERANCES, LIBSVM_PER_POINT, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 250, 20, 0.5
+LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 1_000_000, 20, 0.5
 #: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
 #: -> x`` (a point of A, or None where it fails or no time is left): the interior-point solve of
 #: the machine's dual QP, registered by :mod:`indkernel.solvers.models` (the core imports no cvxpy).
@@ -90,7 +85,7 @@ class FixedKernelBound:
 class _Search:
     """The solve of ``max_{x ∈ A} q(x)``: the current point (x, v = u(x), Kv), its gain
     ``q(x) - q(α)``, the best dual point so far (``best_x``, its gain ``gain``) and the best primal
-    point (``best`` its bound with its round-off)."""
+    point (``best`` its bound with its round-off); ``bound``: the current point's own."""
 
     def __init__(self, problem, point: ProxyPoint, alpha: np.ndarray, free_bound: float):
         from .certificate import primal_bound  # the certificate imports this module
@@ -98,7 +93,7 @@ class _Search:
         self.problem, self.point, self._primal_bound = problem, point, primal_bound
         self.machine = problem.machine
         self.q_alpha = self.machine.dual_term(alpha) - 0.5 * float(point.u @ point.Ku)
-        self.best_v, self.best, self.gain = point.u, free_bound, 0.0
+        self.best_v, self.best, self.bound, self.gain = point.u, free_bound, free_bound, 0.0
         self.x, self.v, self.Kv, self.best_x = alpha, point.u, point.Ku, alpha
         self.g = self.machine.dual_term_gradient(alpha) - problem.oracle_u_adjoint(point.Ku)
         self.L, self.curvature = problem.curvature_estimate(), 0.0
@@ -118,6 +113,7 @@ class _Search:
         with np.errstate(over="ignore", invalid="ignore"):  # a Newton point of a vanishing kernel: huge
             error = self.point.product_error * safe_norm(v)
             bound = sum(self._primal_bound(self.problem, self.point, v, Kv, error)[:2])
+        self.bound = bound
         if bound < self.best:
             self.best_v, self.best = v, bound
 
@@ -243,27 +239,35 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
 
     polish()
     if formed and not tight():
-        K = problem.proxy_kernel(alpha)
-        for solve in _formed_solves(lambda: search.best - lower, target):
+        K, found = problem.proxy_kernel(alpha), [np.inf]  # the gap of the last formed solve's own point
+        for solve in _formed_solves(lambda: found[0], target):
             x = solve(problem, K, budget)
             if x is None:
+                found[0] = np.inf
                 continue
             v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
+            found[0] = search.bound - lower
             polish()
             if tight():
                 break
     return FixedKernelBound(v=search.best_v, gain=float(search.gain), x=search.best_x)
 
 
-def _formed_solves(gap: Callable[[], float], target: float):
+def _formed_solves(found: Callable[[], float], target: float):
     """The solves on the formed kernel in turn: libsvm at ``LIBSVM_TOLERANCES``, a tighter one only
-    where the ``gap()`` left by the looser one is within the ratio of their tolerances of the
-    ``target`` (libsvm's gap shrinks about in proportion to its tolerance, until SMO stalls on a
-    singular K*: ``figures/tight_certificate.py``, part 3), then ``EXACT_SOLVES``."""
+    where ``found()``, the gap of the looser one's own point (before its polish), is within the
+    ratio of their tolerances of the ``target`` (libsvm's gap shrinks about in proportion to its
+    tolerance, until SMO stalls on a singular K*: ``figures/tight_certificate.py``, part 3), then
+    ``EXACT_SOLVES``. Not the best gap so far: at pg's late iterates (USPS 3 vs 5, n = 200 … 767,
+    relative tol 1e-6) Newton–CG from the previous check's point left 5–90 times the target where
+    libsvm's point at 1e-3 had 1400–11000 times, and libsvm at 1e-5, run on the best gap's
+    promise, took 0.07–1.0 s (up to 1560 iterations per point) for 18–84 times, the interior-point
+    solve after it all the same; at the authors' absolute 1e-2 its point at 1e-3 has 18–31 times
+    the target, and at 1e-5 0.4–1.4 times (``figures/tight_certificate.py``, part 2)."""
     previous = None
     for tolerance in LIBSVM_TOLERANCES:
-        if previous is None or gap() <= previous / tolerance * target:
+        if previous is None or found() <= previous / tolerance * target:
             yield partial(_libsvm_point, tolerance=tolerance)
         previous = tolerance
     yield from EXACT_SOLVES
@@ -280,21 +284,20 @@ def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarra
 
 
 def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
-    """libsvm's β on K at ``tolerance``, in at most ``LIBSVM_PER_POINT`` iterations per point.
-    Under a budget, a first call runs at most ``LIBSVM_PROBE`` iterations per point; where it stops
+    """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to ``LIBSVM_CAP`` iterations.
+    Under one, a first call runs at most ``LIBSVM_PROBE`` iterations per point; where it stops
     there, libsvm runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at
-    the rate the probe measured (at most the one above). With the probe alone, budgeted runs (the
+    the rate the probe measured (at most ``LIBSVM_CAP``). With the probe alone, budgeted runs (the
     timing figure's, under 5 s) sent every tighter tolerance to the interior-point solve, several
     times slower where libsvm, given its iterations, would have converged."""
-    limit = LIBSVM_PER_POINT * problem.dim
     if budget is None:
-        return problem.machine.libsvm_beta(K, tolerance, limit)[0]
-    probe = LIBSVM_PROBE * problem.dim
+        return problem.machine.libsvm_beta(K, tolerance, LIBSVM_CAP)[0]
+    probe = min(LIBSVM_CAP, LIBSVM_PROBE * problem.dim)
     started = time.perf_counter()
     beta, capped = problem.machine.libsvm_beta(K, tolerance, probe)
     if capped:
         rate = probe / max(time.perf_counter() - started, 1e-9)  # iterations per second
-        cap = min(limit, int(LIBSVM_TIME_SHARE * rate * budget()))
+        cap = min(LIBSVM_CAP, int(LIBSVM_TIME_SHARE * rate * budget()))
         if cap > probe:
             beta, _ = problem.machine.libsvm_beta(K, tolerance, cap)
     return beta
