@@ -259,10 +259,10 @@ def _formed_solves(found: Callable[[], float], target: float):
     where ``found()``, the gap of the looser one's own point (before its polish), is within the
     ratio of their tolerances of the ``target`` (libsvm's gap shrinks about in proportion to its
     tolerance, until SMO stalls on a singular K*: ``figures/tight_certificate.py``, part 3), then
-    ``EXACT_SOLVES``. Not the best gap so far: at pg's late iterates (USPS 3 vs 5, n = 200 … 767,
+    ``EXACT_SOLVES``. Not the best gap so far: at pg's late iterates (USPS 3 vs 5, n = 100 … 767,
     relative tol 1e-6) Newton–CG from the previous check's point left 5–90 times the target where
     libsvm's point at 1e-3 had 1400–11000 times, and libsvm at 1e-5, run on the best gap's
-    promise, took 0.07–1.0 s (up to 1560 iterations per point) for 18–84 times, the interior-point
+    promise, took 0.07–2.0 s (up to 1560 iterations per point) for 18–84 times, the interior-point
     solve after it all the same; at the authors' absolute 1e-2 its point at 1e-3 has 18–31 times
     the target, and at 1e-5 0.4–1.4 times (``figures/tight_certificate.py``, part 2)."""
     previous = None
