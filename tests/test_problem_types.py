@@ -555,3 +555,36 @@ def test_a_pickled_problem_leaves_its_compiled_objective_behind_and_solves_the_s
     assert again.compiled_objective is not None
     assert second.iterations == first.iterations
     assert second.lower == pytest.approx(first.lower, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", sorted(NEWTON_TYPES))
+def test_the_scaled_start_maximizes_a_lower_model_of_f_along_the_ray(kind):
+    """``IndefiniteProblem.scaled_start``: ``f(sx) >= a·s - b·s² - c·s⁴`` along the whole ray (the
+    model written here from a dense K0 and the problem's map), t·x at the model's maximizer over
+    (0, 1], a point of A where f is higher than at x; x itself where A does not hold the ray
+    (the one-class set, ``eᵀx = 1``); idempotent (so the squared hinge's start, already scaled, is
+    not scaled again)."""
+    problem = NEWTON_TYPES[kind](20, 8, 0.1)
+    x = problem.machine.start()
+    scaled = problem.scaled_start(x)
+    assert problem.scaled_start(scaled) is scaled
+    if kind == "one-class":
+        assert scaled is x
+        return
+    u = problem.oracle_u(x)
+    a = problem.machine.linear(x)
+    b = 0.5 * u @ problem._oracle_K0 @ u + (0.0 if problem.machine.curvature is None
+                                            else 0.5 * problem.machine.curvature @ (x * x))
+    c = (u @ u) ** 2 / (16 * problem.rho)
+    steps = np.linspace(0.0, 1.0, 201)[1:]
+    model = a * steps - b * steps ** 2 - c * steps ** 4
+    values = np.array([problem.objective(s * x) for s in steps])
+    assert np.all(values >= model - 1e-9 * np.abs(model).max())
+    if kind == "svr":  # its start is u = 0: nothing to scale
+        assert scaled is x
+        return
+    t = float(scaled @ x / (x @ x))
+    np.testing.assert_allclose(scaled, t * x, rtol=1e-14)
+    assert 0 < t < 1 and a * t - b * t ** 2 - c * t ** 4 >= model.max() - 1e-9 * np.abs(model).max()
+    assert problem.feasible.violation(scaled) <= 1e-15
+    assert problem.objective(scaled) > problem.objective(x)

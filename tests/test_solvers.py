@@ -796,7 +796,7 @@ def test_projected_newton_converges_in_a_few_iterations(kind, n, seed, rho):
     K0, y = FACTORIES[kind](n, seed)
     newton, apg = (solve(SVMProblem(K0, y, C=2.0, rho=rho), method, tol=1e-8) for method in ("newton", "apg"))
     assert newton.status == apg.status == "optimal"
-    assert newton.iterations <= 12 < 3 * newton.iterations <= apg.iterations
+    assert newton.iterations <= 12 and 3 * newton.iterations <= apg.iterations
     assert abs(newton.lower - apg.lower) <= 1e-8 * newton.scale
 
 
@@ -811,10 +811,34 @@ def newton_default(option: str):
     return inspect.signature(projected_newton).parameters[option].default
 
 
+def test_newtons_first_iteration_starts_from_the_scaled_start():
+    """Iteration 0 of Newton's history is the start every method shares (C/2, where f is far
+    below p*); its first iteration starts from that point scaled toward 0
+    (``IndefiniteProblem.scaled_start``), where f is higher: the iterations after 0 are those of a
+    run started there. A start the caller passes is taken as it is."""
+    K0, y = FACTORIES["digits"](60, 3)
+    problem = SVMProblem(K0, y, C=10.0, rho=1.0)
+    start = problem.initial_point()
+    scaled = problem.scaled_start(start)
+    assert problem.objective(scaled) > problem.objective(start) + 100.0
+    default = solve(problem, "newton", tol=1e-8)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        shared = solve(problem, "pg", tol=1e-8, max_iter=1, bound="free")
+    assert default.history.lower[0] == pytest.approx(shared.history.lower[0], rel=1e-12)
+    assert default.history.upper[0] == pytest.approx(shared.history.upper[0], rel=1e-12)
+    from_scaled = solve(problem, "newton", tol=1e-8, alpha0=scaled)
+    assert default.iterations == from_scaled.iterations
+    np.testing.assert_allclose(default.history.drop(columns="time").to_numpy()[1:],
+                               from_scaled.history.drop(columns="time").to_numpy()[1:], rtol=1e-9)
+    given = solve(problem, "newton", tol=1e-8, alpha0=start)
+    assert given.status == "optimal" and not same_run(given, default, rtol=1e-6)
+
+
 def test_newton_options_are_used_checked_and_their_defaults_documented():
-    """Passing the documented defaults is the default run, bit for bit; another Armijo fraction
-    or shift takes other steps to the same certified optimum; out-of-range values are refused
-    before any work, by name."""
+    """Passing the documented defaults is the default run, bit for bit; another Armijo fraction,
+    extrapolation or shift takes other steps to the same certified optimum (from the shared start
+    itself, unscaled: far from the optimum, where the quartic makes extrapolation act); out-of-range
+    values are refused before any work, by name."""
     K0, y = FACTORIES["digits"](24, 5)
     problem = SVMProblem(K0, y, C=2.0, rho=0.5)
     documented = dict(cg_steps=50, armijo=1e-4, gradient_armijo=0.1, extrapolate=1.1, max_halvings=4,
@@ -824,9 +848,11 @@ def test_newton_options_are_used_checked_and_their_defaults_documented():
                for name in documented)
     default = solve(problem, "newton", tol=1e-8)
     assert same_run(solve(problem, "newton", tol=1e-8, **documented), default)
+    start = problem.initial_point()
+    unscaled = solve(problem, "newton", tol=1e-8, alpha0=start)
     for options in (dict(gradient_armijo=0.9), dict(extrapolate=5.0), dict(shift=1e-2), dict(cg_steps=2)):
-        other = solve(problem, "newton", tol=1e-8, **options)
-        assert other.status == "optimal" and not same_run(other, default, rtol=1e-6), options
+        other = solve(problem, "newton", tol=1e-8, alpha0=start, **options)
+        assert other.status == "optimal" and not same_run(other, unscaled, rtol=1e-6), options
         assert abs(other.lower - default.lower) <= 1e-8 * default.scale
     for name, bad in [("armijo", 1.0), ("gradient_armijo", 0.0), ("extrapolate", -1.0), ("max_halvings", 0),
                       ("shift", -1e-3), ("stall_window", 0)]:
