@@ -1,14 +1,25 @@
-"""Where projected Newton starts: C/2, zero or libsvm's solution on K0
-======================================================================
+"""Where projected Newton starts: C/2, its ray's scaled point, zero or libsvm's solution on K0
+=========================================================================================
 
-Projected Newton's iterations and seconds to a certified relative gap (1e-3, ``IndefiniteSVC``'s
-setting in the tables, and 1e-6) from three starting points, on SVM problems of every kind of
-similarity the tables use: the paper's C/2 (:meth:`IndefiniteProblem.initial_point`), zero, and
-libsvm's solution on K0 itself (an SVM on the indefinite matrix, solved as if it were a kernel;
-its own time is added). One process; the eigendecomposition of K0 is done once per problem,
-before the timed solves; medians of ``--repeats`` runs.
+Every method's iteration 0 is C/2 (:meth:`IndefiniteProblem.initial_point`). There f can lie
+orders of magnitude below p*: its quartic ``‖u‖⁴/(16ρ)``. Newton's first iteration starts from C/2
+scaled to the maximizer t of f's lower model along the ray (:meth:`IndefiniteProblem.ray_model`)
+where the model's quartic has at least ``QUARTIC_SHARE`` of its slope at t
+(:meth:`RayModel.quartic_share`), else from C/2 itself. Two tables:
 
-    INDKERNEL_DATA=<data directory> python figures/starting_points.py [--repeats 3]
+* by default, on the tables' binary problems (one similarity each), Newton's iterations and
+  seconds to a certified relative gap of 1e-3 (``IndefiniteSVC``'s setting in the tables) and
+  1e-6 from C/2 (passed as ``alpha0``), Newton's default, the scaled point, zero, and libsvm's
+  solution on K0 (an SVM on the indefinite matrix, solved as if it were a kernel; its own time is
+  added); K0's eigendecomposition once per problem, before the timed solves; medians of
+  ``--repeats`` runs;
+* ``--grid``, the rule's measurement: random subsets of 160 points of USPS 3 vs 5 (Simpson) and of
+  the tables' three sigmoid sets, C in {1, 10, 100} × ρ in {0.1, 1, 10, 100, 1000}, three subsets
+  each, Newton to 1e-4 from C/2, from the scaled point and by default, the three alternating
+  (medians of three runs); the quartic share of each setting; writes
+  ``figures/starting_points.csv`` and prints the ratios on either side of ``QUARTIC_SHARE``::
+
+    INDKERNEL_DATA=<data directory> python figures/starting_points.py [--repeats 3] [--grid]
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +36,13 @@ from sklearn.svm import SVC
 
 from indkernel import SVMProblem, solve
 from indkernel.reproduction.experiments import load
+from indkernel.solvers.projected_newton import QUARTIC_SHARE
+
+OUT = Path(__file__).with_name("starting_points.csv")
+#: ``--grid``'s data sets: (name, similarity), the sigmoid sets' as in ``figures/model_selection.py``.
+GRID_DATA = (("USPS-3-5-SS", "simpson"), ("german-sig", "a=1/p, r=0"), ("diabetes-sig", "a=0.1/p, r=1"),
+             ("a1a-sig", "a=1/p, r=0"))
+GRID_C, GRID_RHO, GRID_N, GRID_SUBSETS = (1.0, 10.0, 100.0), (0.1, 1.0, 10.0, 100.0, 1000.0), 160, 3
 
 
 def problems():
@@ -47,8 +66,16 @@ def libsvm_start(K0: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
     return alpha
 
 
-#: α0 for ``solve`` from (K0, y, C): None is the paper's C/2 (the problem's initial point).
-STARTS = {"C/2": lambda K0, y, C: None, "zero": lambda K0, y, C: np.zeros(len(y)), "libsvm": libsvm_start}
+def scaled(problem: SVMProblem) -> np.ndarray:
+    """C/2 scaled to the maximizer of f's lower model along its ray."""
+    start = problem.initial_point()
+    return start * problem.ray_model(start).maximizer()
+
+
+#: α0 for ``solve`` from (problem, K0, y, C): None is Newton's default.
+STARTS = {"C/2": lambda problem, K0, y, C: problem.initial_point(), "default": lambda problem, K0, y, C: None,
+          "scaled": lambda problem, K0, y, C: scaled(problem), "zero": lambda problem, K0, y, C: np.zeros(len(y)),
+          "libsvm": lambda problem, K0, y, C: libsvm_start(K0, y, C)}
 
 
 def table(repeats: int) -> pd.DataFrame:
@@ -61,21 +88,83 @@ def table(repeats: int) -> pd.DataFrame:
                 seconds, iterations, statuses = [], [], set()
                 for _ in range(repeats):
                     begin = time.perf_counter()
-                    result = solve(problem, "newton", tol=tol, alpha0=STARTS[start](K0, y, C))
+                    result = solve(problem, "newton", tol=tol, alpha0=STARTS[start](problem, K0, y, C))
                     seconds.append(time.perf_counter() - begin)
                     iterations.append(result.iterations)
                     statuses.add(result.status)
                 rows.append(dict(problem=name, n=len(y), tol=tol, start=start, seconds=np.median(seconds),
                                  iterations=int(np.median(iterations)), status="/".join(sorted(statuses))))
-        print(pd.DataFrame(rows[-6:]).to_string(index=False), flush=True)
+        print(pd.DataFrame(rows[-2 * len(STARTS):]).to_string(index=False), flush=True)
     return pd.DataFrame(rows)
+
+
+def quartic_share(problem: SVMProblem) -> float:
+    """The quartic's share of the ray model's slope at its maximizer, from C/2."""
+    model = problem.ray_model(problem.initial_point())
+    return model.quartic_share(model.maximizer())
+
+
+def grid(repeats: int = 3) -> pd.DataFrame:
+    """``--grid``: Newton from C/2, from the scaled point and by default on each setting's subsets."""
+    rows = []
+    for name, similarity in GRID_DATA:
+        data = load(name)
+        K, y = data.similarities[similarity](), np.where(data.y == data.positive, 1.0, -1.0)
+        for C in GRID_C:
+            for rho in GRID_RHO:
+                for subset in range(GRID_SUBSETS):
+                    points = np.random.default_rng(subset).choice(len(y), GRID_N, replace=False)
+                    problem = SVMProblem(np.ascontiguousarray(K[np.ix_(points, points)]), y[points], C, rho)
+                    problem.oracle.prepare()
+                    starts = {"C/2": problem.initial_point(), "scaled": scaled(problem), "default": None}
+                    seconds: dict = {start: [] for start in starts}
+                    row = dict(data=name, C=C, rho=rho, subset=subset, share=quartic_share(problem))
+                    for _ in range(repeats):
+                        for start, alpha0 in starts.items():
+                            begin = time.perf_counter()
+                            row[f"{start} iterations"] = solve(problem, "newton", tol=1e-4, alpha0=alpha0).iterations
+                            seconds[start].append(time.perf_counter() - begin)
+                    rows.append(row | {f"{start} ms": 1e3 * float(np.median(seconds[start])) for start in starts})
+        print(f"{name}: done", flush=True)
+    frame = pd.DataFrame(rows).round({"share": 4, "C/2 ms": 3, "scaled ms": 3, "default ms": 3})
+    frame.to_csv(OUT, index=False)
+    return frame
+
+
+def by_setting(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (data, C, ρ), medians over the subsets: the quartic share, the iterations from each start,
+    and the scaled start's and the default's time over C/2's."""
+    settings = frame.groupby(["data", "C", "rho"]).median(numeric_only=True).drop(columns="subset")
+    return settings.assign(scaled=settings["scaled ms"] / settings["C/2 ms"],
+                           default=settings["default ms"] / settings["C/2 ms"])
+
+
+def verdict(frame: pd.DataFrame) -> str:
+    """The scaled start's and the default's time against C/2's, per setting, on either side of
+    ``QUARTIC_SHARE``."""
+    settings = by_setting(frame)
+    lines = []
+    for label, part in (("share >= QUARTIC_SHARE", settings[settings.share >= QUARTIC_SHARE]),
+                        ("share < QUARTIC_SHARE", settings[settings.share < QUARTIC_SHARE])):
+        if len(part):
+            scaled_ratio, default_ratio = part["scaled"], part["default"]
+            lines.append(f"{label} ({len(part)} settings): scaled / C/2 {scaled_ratio.min():.2f}-{scaled_ratio.max():.2f} "
+                         f"(median {scaled_ratio.median():.2f}), default / C/2 {default_ratio.min():.2f}-"
+                         f"{default_ratio.max():.2f} (median {default_ratio.median():.2f})")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--grid", action="store_true", help="the rule's measurement on subsets (writes the CSV)")
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
-    frame = table(args.repeats)
-    wide = frame.pivot_table(index=["problem", "tol"], columns="start", values="seconds", sort=False)
-    print((wide.div(wide["C/2"], axis=0)).round(2).to_string())
+    if args.grid:
+        found = grid(args.repeats)
+        print(by_setting(found).round(3).to_string())
+        print(verdict(found))
+    else:
+        frame = table(args.repeats)
+        wide = frame.pivot_table(index=["problem", "tol"], columns="start", values="seconds", sort=False)
+        print((wide.div(wide["C/2"], axis=0)).round(2).to_string())

@@ -558,33 +558,32 @@ def test_a_pickled_problem_leaves_its_compiled_objective_behind_and_solves_the_s
 
 
 @pytest.mark.parametrize("kind", sorted(NEWTON_TYPES))
-def test_the_scaled_start_maximizes_a_lower_model_of_f_along_the_ray(kind):
-    """``IndefiniteProblem.scaled_start``: ``f(sx) >= a·s - b·s² - c·s⁴`` along the whole ray (the
-    model written here from a dense K0 and the problem's map), t·x at the model's maximizer over
-    (0, 1], a point of A where f is higher than at x; x itself where A does not hold the ray
-    (the one-class set, ``eᵀx = 1``); idempotent (so the squared hinge's start, already scaled, is
-    not scaled again)."""
+def test_the_ray_model_is_a_lower_model_of_f_and_its_maximizer_the_best_scaling(kind):
+    """``IndefiniteProblem.ray_model``: ``m(s) = a·s - b·s² - c·s⁴ <= f(sx)`` along the whole ray
+    (a, b, c written here from a dense K0 and the problem's map); ``maximizer()`` the best s of a
+    fine grid, 1 once x is scaled there (the squared hinge's start is not scaled twice);
+    ``quartic_share`` the slopes' ratio ``2ct²/b``; no model where A does not hold the ray (the
+    one-class set, ``eᵀx = 1``)."""
     problem = NEWTON_TYPES[kind](20, 8, 0.1)
     x = problem.machine.start()
-    scaled = problem.scaled_start(x)
-    assert problem.scaled_start(scaled) is scaled
+    model = problem.ray_model(x)
     if kind == "one-class":
-        assert scaled is x
+        assert model is None
         return
     u = problem.oracle_u(x)
-    a = problem.machine.linear(x)
     b = 0.5 * u @ problem._oracle_K0 @ u + (0.0 if problem.machine.curvature is None
                                             else 0.5 * problem.machine.curvature @ (x * x))
-    c = (u @ u) ** 2 / (16 * problem.rho)
-    steps = np.linspace(0.0, 1.0, 201)[1:]
-    model = a * steps - b * steps ** 2 - c * steps ** 4
-    values = np.array([problem.objective(s * x) for s in steps])
-    assert np.all(values >= model - 1e-9 * np.abs(model).max())
+    np.testing.assert_allclose([model.a, model.b, model.c], [problem.machine.linear(x), b, (u @ u) ** 2 / (16 * problem.rho)],
+                               rtol=1e-12, atol=1e-14)
+    steps = np.linspace(0.0, 1.0, 2001)[1:]
+    values = np.array([model(s) for s in steps])
+    scale = max(np.abs(values).max(), 1.0)
+    assert all(problem.objective(s * x) >= model(s) - 1e-9 * scale for s in steps[::40])
+    t = model.maximizer()
+    assert 0 < t <= 1 and model(t) >= values.max() - 1e-9 * scale
     if kind == "svr":  # its start is u = 0: nothing to scale
-        assert scaled is x
+        assert t == 1.0
         return
-    t = float(scaled @ x / (x @ x))
-    np.testing.assert_allclose(scaled, t * x, rtol=1e-14)
-    assert 0 < t < 1 and a * t - b * t ** 2 - c * t ** 4 >= model.max() - 1e-9 * np.abs(model).max()
-    assert problem.feasible.violation(scaled) <= 1e-15
-    assert problem.objective(scaled) > problem.objective(x)
+    assert t < 1 and problem.ray_model(t * x).maximizer() == 1.0
+    assert model.quartic_share(t) == (pytest.approx(2 * model.c * t * t / model.b, rel=1e-14) if model.b > 0 else np.inf)
+    assert problem.feasible.violation(t * x) <= 1e-15 and problem.objective(t * x) > problem.objective(x)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -39,6 +40,33 @@ OBJECTIVE_FORMS = ("negative-part", "eigenvalue", "proxy")
 #: Oracle points a problem keeps (the newest): after a line search that tried a point beyond the
 #: one it accepts, the accepted point's oracle is still kept.
 RECENT_POINTS = 2
+
+
+@dataclass(frozen=True)
+class RayModel:
+    """A lower model ``m(t) = a·t - b·t² - c·t⁴ <= f(tx)`` of the objective along the ray from 0
+    through a point x of A (:meth:`IndefiniteProblem.ray_model`): ℓ's linear part, the quadratic
+    ``½uᵀK0u`` (and ℓ's own), and the quartic ``‖u‖⁴/(16ρ)``, all at x."""
+
+    a: float
+    b: float
+    c: float
+
+    def __call__(self, t: float) -> float:
+        return self.a * t - self.b * t * t - self.c * t ** 4
+
+    def maximizer(self) -> float:
+        """The t in (0, 1] where m is largest; 1 where no t < 1 gains more than m's rounding over t = 1."""
+        roots = np.roots([4 * self.c, 0.0, 2 * self.b, -self.a])  # m'(t) = a - 2bt - 4ct³
+        candidates = [float(r.real) for r in roots if abs(r.imag) <= 1e-12 * abs(r) and 0 < r.real < 1]
+        t = max(candidates, key=self, default=1.0)
+        rounding = 8 * UNIT_ROUNDOFF * (abs(self.a) + abs(self.b) + abs(self.c))
+        return t if self(t) > self(1.0) + rounding else 1.0
+
+    def quartic_share(self, t: float) -> float:
+        """The quartic's slope at t beside the quadratic's, ``4ct³ / 2bt = 2ct²/b`` (inf where b <= 0):
+        large where the penalty on the kernel's change (ρ) rather than the kernel sets m's maximizer."""
+        return 2 * self.c * t * t / self.b if self.b > 0 else np.inf
 
 
 class IndefiniteProblem:
@@ -458,37 +486,26 @@ class IndefiniteProblem:
         """The machine's start: the projection of the box's midpoint onto ``A`` (``C/2`` for the
         SVM, where the paper's code starts; ``α⁺ = α⁻ = 0`` for the SVR, the same u with no common
         part, :meth:`EpsilonInsensitive.start <indkernel.core.machines.EpsilonInsensitive.start>`). For the squared hinge, whose set is an unbounded cone,
-        that point scaled toward 0 (:meth:`scaled_start`): at C = 1e4 the unscaled start has
-        f = -1e18, and a round-off allowance of that size."""
+        that point scaled to the maximizer of f's lower model along its ray (:meth:`ray_model`):
+        at C = 1e4 the unscaled start has f = -1e18, and a round-off allowance of that size."""
         x = self.machine.start()
-        return x if self.machine.curvature is None else self.scaled_start(x)
+        model = None if self.machine.curvature is None else self.ray_model(x)
+        return x if model is None else x * model.maximizer()
 
-    def scaled_start(self, x: np.ndarray) -> np.ndarray:
-        """``t·x`` for the t in (0, 1] that maximizes a lower model of f along the ray:
+    def ray_model(self, x: np.ndarray) -> RayModel | None:
+        """The lower model of f along the ray from 0 through the feasible x:
         ``f(tx) >= a·t - b·t² - c·t⁴`` with ``a = ℓ's linear part at x``, ``b = ½xᵀDx + ½uᵀK0u``
-        and ``c = ‖u‖⁴/(16ρ)`` (the negative-part form of f with ``ρ‖A_-‖² >= 0`` dropped), u = u(x).
-        x itself where the model gains nothing beyond its rounding over t = 1, where ρ = ∞, or
-        where A does not hold ``t·x`` (``aᵀx = b ≠ 0``, or a lower bound above 0). Far from the
-        optimum the quartic dominates: at C/2 on USPS 3 vs 5 (n = 120, C = 10, ρ = 1) f is -5.7e5
-        where p* = 35, and 31 at the scaled point."""
+        and ``c = ‖u‖⁴/(16ρ)`` (the negative-part form of f with ``ρ‖A_-‖² >= 0`` dropped), u = u(x);
+        None where ρ = ∞ or A does not hold ``t·x`` for t in (0, 1] (``aᵀx = b ≠ 0``, or a lower
+        bound above 0: the one-class set)."""
         feasible = self.feasible
         if self.rho == np.inf or feasible.b != 0 or np.any(feasible.lo > 0):
-            return x
+            return None
         u = self.oracle_u(x)
-        a = self.machine.linear(x)
         b = 0.5 * float(u @ (self._oracle_K0 @ u))
         if self.machine.curvature is not None:
             b += 0.5 * float(self.machine.curvature @ (x * x))
-        c = float(u @ u) ** 2 / (16 * self.rho)
-
-        def model(t: float) -> float:
-            return a * t - b * t * t - c * t ** 4
-
-        roots = np.roots([4 * c, 0.0, 2 * b, -a])  # m'(t) = a - 2bt - 4ct³
-        candidates = [float(r.real) for r in roots if abs(r.imag) <= 1e-12 * abs(r) and 0 < r.real < 1]
-        t = max(candidates, key=model, default=1.0)
-        rounding = 8 * UNIT_ROUNDOFF * (abs(a) + abs(b) + abs(c))
-        return x * t if model(t) > model(1.0) + rounding else x
+        return RayModel(self.machine.linear(x), b, float(u @ u) ** 2 / (16 * self.rho))
 
     def only_point(self) -> np.ndarray | None:
         """The feasible point when ``A`` is a single point (the one-class set at ν = 1: α = e/n),
