@@ -151,7 +151,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
 #: along its ray where the model's quartic slope there is at least this share of its quadratic's
 #: (:meth:`RayModel.quartic_share <indkernel.core.problem.RayModel.quartic_share>`; measured by
 #: ``python figures/starting_points.py --grid``).
-QUARTIC_SHARE = 0.25
+QUARTIC_SHARE = 0.1
 
 
 def _scaled_start(problem, x: np.ndarray) -> np.ndarray:
