@@ -1,23 +1,21 @@
 """Where projected Newton starts: C/2, its ray's scaled point, zero or libsvm's solution on K0
-=========================================================================================
+===========================================================================================
 
-Every method's iteration 0 is C/2 (:meth:`IndefiniteProblem.initial_point`). There f can lie
-orders of magnitude below p*: its quartic ``‖u‖⁴/(16ρ)``. Newton's first iteration starts from C/2
-scaled to the maximizer t of f's lower model along the ray (:meth:`IndefiniteProblem.ray_model`)
-where the model's quartic has at least ``QUARTIC_SHARE`` of its slope at t
-(:meth:`RayModel.quartic_share`), else from C/2 itself. Two tables:
+Every method starts at C/2 (:meth:`IndefiniteProblem.initial_point`), where f can lie orders of
+magnitude below p*: its quartic ``‖u‖⁴/(16ρ)``. The scaled start is C/2 scaled to the maximizer t
+of f's lower model along the ray (:meth:`IndefiniteProblem.ray_model`, the squared hinge's own
+start). Two tables:
 
 * by default, on the tables' binary problems (one similarity each), Newton's iterations and
   seconds to a certified relative gap of 1e-3 (``IndefiniteSVC``'s setting in the tables) and
-  1e-6 from C/2 (passed as ``alpha0``), Newton's default, the scaled point, zero, and libsvm's
-  solution on K0 (an SVM on the indefinite matrix, solved as if it were a kernel; its own time is
-  added); K0's eigendecomposition once per problem, before the timed solves; medians of
-  ``--repeats`` runs;
-* ``--grid``, the rule's measurement: random subsets of 160 points of USPS 3 vs 5 (Simpson) and of
-  the tables' three sigmoid sets, C in {1, 10, 100} × ρ in {0.1, 1, 10, 100, 1000}, three subsets
-  each, Newton to 1e-4 from C/2, from the scaled point and by default, the three alternating
-  (medians of three runs); the quartic share of each setting; writes
-  ``figures/starting_points.csv`` and prints the ratios on either side of ``QUARTIC_SHARE``::
+  1e-6 from C/2, the scaled point, zero, and libsvm's solution on K0 (an SVM on the indefinite
+  matrix, solved as if it were a kernel; its own time is added); K0's eigendecomposition once
+  per problem, before the timed solves; medians of ``--repeats`` runs;
+* ``--grid``: random subsets of 160 points of USPS 3 vs 5 (Simpson) and of the tables' three
+  sigmoid sets, C in {1, 10, 100} × ρ in {0.1, 1, 10, 100, 1000}, three subsets each, Newton to
+  1e-4 from C/2 and from the scaled point, alternating (medians of three runs), and the model's
+  quartic share at t (:meth:`RayModel.quartic_share`); writes ``figures/starting_points.csv`` and
+  prints the ratios on either side of a share of ``SHARE``::
 
     INDKERNEL_DATA=<data directory> python figures/starting_points.py [--repeats 3] [--grid]
 """
@@ -36,13 +34,14 @@ from sklearn.svm import SVC
 
 from indkernel import SVMProblem, solve
 from indkernel.reproduction.experiments import load
-from indkernel.solvers.projected_newton import QUARTIC_SHARE
 
 OUT = Path(__file__).with_name("starting_points.csv")
 #: ``--grid``'s data sets: (name, similarity), the sigmoid sets' as in ``figures/model_selection.py``.
 GRID_DATA = (("USPS-3-5-SS", "simpson"), ("german-sig", "a=1/p, r=0"), ("diabetes-sig", "a=0.1/p, r=1"),
              ("a1a-sig", "a=1/p, r=0"))
 GRID_C, GRID_RHO, GRID_N, GRID_SUBSETS = (1.0, 10.0, 100.0), (0.1, 1.0, 10.0, 100.0, 1000.0), 160, 3
+#: The quartic share at which ``--grid``'s verdict splits its settings.
+SHARE = 0.1
 
 
 def problems():
@@ -72,10 +71,9 @@ def scaled(problem: SVMProblem) -> np.ndarray:
     return start * problem.ray_model(start).maximizer()
 
 
-#: α0 for ``solve`` from (problem, K0, y, C): None is Newton's default.
-STARTS = {"C/2": lambda problem, K0, y, C: problem.initial_point(), "default": lambda problem, K0, y, C: None,
-          "scaled": lambda problem, K0, y, C: scaled(problem), "zero": lambda problem, K0, y, C: np.zeros(len(y)),
-          "libsvm": lambda problem, K0, y, C: libsvm_start(K0, y, C)}
+#: α0 for ``solve`` from (problem, K0, y, C): None is the problem's initial point (C/2).
+STARTS = {"C/2": lambda problem, K0, y, C: None, "scaled": lambda problem, K0, y, C: scaled(problem),
+          "zero": lambda problem, K0, y, C: np.zeros(len(y)), "libsvm": lambda problem, K0, y, C: libsvm_start(K0, y, C)}
 
 
 def table(repeats: int) -> pd.DataFrame:
@@ -105,7 +103,7 @@ def quartic_share(problem: SVMProblem) -> float:
 
 
 def grid(repeats: int = 3) -> pd.DataFrame:
-    """``--grid``: Newton from C/2, from the scaled point and by default on each setting's subsets."""
+    """``--grid``: Newton from C/2 and from the scaled point on each setting's subsets."""
     rows = []
     for name, similarity in GRID_DATA:
         data = load(name)
@@ -116,7 +114,7 @@ def grid(repeats: int = 3) -> pd.DataFrame:
                     points = np.random.default_rng(subset).choice(len(y), GRID_N, replace=False)
                     problem = SVMProblem(np.ascontiguousarray(K[np.ix_(points, points)]), y[points], C, rho)
                     problem.oracle.prepare()
-                    starts = {"C/2": problem.initial_point(), "scaled": scaled(problem), "default": None}
+                    starts = {"C/2": None, "scaled": scaled(problem)}
                     seconds: dict = {start: [] for start in starts}
                     row = dict(data=name, C=C, rho=rho, subset=subset, share=quartic_share(problem))
                     for _ in range(repeats):
@@ -126,31 +124,28 @@ def grid(repeats: int = 3) -> pd.DataFrame:
                             seconds[start].append(time.perf_counter() - begin)
                     rows.append(row | {f"{start} ms": 1e3 * float(np.median(seconds[start])) for start in starts})
         print(f"{name}: done", flush=True)
-    frame = pd.DataFrame(rows).round({"share": 4, "C/2 ms": 3, "scaled ms": 3, "default ms": 3})
+    frame = pd.DataFrame(rows).round({"share": 4, "C/2 ms": 3, "scaled ms": 3})
     frame.to_csv(OUT, index=False)
     return frame
 
 
 def by_setting(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (data, C, ρ), medians over the subsets: the quartic share, the iterations from each start,
-    and the scaled start's and the default's time over C/2's."""
+    and the scaled start's time over C/2's."""
     settings = frame.groupby(["data", "C", "rho"]).median(numeric_only=True).drop(columns="subset")
-    return settings.assign(scaled=settings["scaled ms"] / settings["C/2 ms"],
-                           default=settings["default ms"] / settings["C/2 ms"])
+    return settings.assign(ratio=settings["scaled ms"] / settings["C/2 ms"])
 
 
 def verdict(frame: pd.DataFrame) -> str:
-    """The scaled start's and the default's time against C/2's, per setting, on either side of
-    ``QUARTIC_SHARE``."""
+    """The scaled start's time against C/2's, per setting, on either side of a quartic share of ``SHARE``."""
     settings = by_setting(frame)
     lines = []
-    for label, part in (("share >= QUARTIC_SHARE", settings[settings.share >= QUARTIC_SHARE]),
-                        ("share < QUARTIC_SHARE", settings[settings.share < QUARTIC_SHARE])):
+    for label, part in ((f"share >= {SHARE:g}", settings[settings.share >= SHARE]),
+                        (f"share < {SHARE:g}", settings[settings.share < SHARE])):
         if len(part):
-            scaled_ratio, default_ratio = part["scaled"], part["default"]
-            lines.append(f"{label} ({len(part)} settings): scaled / C/2 {scaled_ratio.min():.2f}-{scaled_ratio.max():.2f} "
-                         f"(median {scaled_ratio.median():.2f}), default / C/2 {default_ratio.min():.2f}-"
-                         f"{default_ratio.max():.2f} (median {default_ratio.median():.2f})")
+            lines.append(f"{label} ({len(part)} settings): scaled / C/2 {part.ratio.min():.2f}-{part.ratio.max():.2f} "
+                         f"(median {part.ratio.median():.2f}), more iterations in {int((part['scaled iterations'] > part['C/2 iterations']).sum())}, "
+                         f"fewer in {int((part['scaled iterations'] < part['C/2 iterations']).sum())}")
     return "\n".join(lines)
 
 

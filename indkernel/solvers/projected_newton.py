@@ -110,9 +110,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
         box, as before, was 1e3 times the Hessian near the optimum of a badly scaled problem: the
         Newton steps became gradient steps of 1e-8, 695 iterations where 10 do.)
     alpha0 : array, optional
-        Starting point (projected onto A); default ``problem.initial_point()``, the start every
-        method shares (iteration 0), from which the first iteration starts scaled toward 0 where
-        the penalty's quartic dominates f there (:func:`_scaled_start`).
+        Starting point (projected onto A); default ``problem.initial_point()``.
     fallback : bool, default True
         What the stall rule (``stall_window``) does: go on with the accelerated projected gradient
         from the best point; False: end the run there (status ``"stalled"``), for a caller with
@@ -142,35 +140,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with blas_threads(1):
         if not run.observe(x):
-            if alpha0 is None:
-                x = _scaled_start(problem, x)
             _iterate(problem, run, x, cg_steps, search, shift, fallback, stall_window)
-
-
-#: Newton's first iteration starts from the shared start scaled to the maximizer of f's lower model
-#: along its ray where the model's quartic slope there is at least this share of its quadratic's
-#: (:meth:`RayModel.quartic_share <indkernel.core.problem.RayModel.quartic_share>`; measured by
-#: ``python figures/starting_points.py --grid``).
-QUARTIC_SHARE = 0.1
-
-
-def _scaled_start(problem, x: np.ndarray) -> np.ndarray:
-    """Where the first iteration starts from the shared start x (iteration 0, C/2 for the SVM): x
-    scaled to the maximizer t of f's lower model along its ray (:meth:`IndefiniteProblem.ray_model
-    <indkernel.core.problem.IndefiniteProblem.ray_model>`) where the quartic ``‖u‖⁴/(16ρ)`` sets t
-    (its share of the model's slope there at least ``QUARTIC_SHARE``) and f is higher there; else x.
-    There C/2 puts f orders of magnitude below p* and the first iterations' searches pay for the
-    way back; where the quadratic sets t, the scaled point is nearer p* in value but farther from
-    the optimum's face, and Newton takes more iterations from it."""
-    model = problem.ray_model(x)
-    if model is None:
-        return x
-    t = model.maximizer()
-    if t == 1.0 or model.quartic_share(t) < QUARTIC_SHARE:
-        return x
-    f_x = problem.objective_at(x)  # the start's certificate has just evaluated x
-    scaled = t * x
-    return scaled if problem.objective_at(scaled) > f_x else x
 
 
 def _fraction(value, name: str) -> float:
