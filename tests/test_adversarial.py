@@ -275,8 +275,9 @@ def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_tim
     runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the probe's
     rate: with the probe alone a budgeted run sent every tighter tolerance to the interior-point
     solve where libsvm would have converged. No second call where the probe converged or the time
-    left allows no more than it; without a budget one call with ``LIBSVM_CAP``. Here libsvm is
-    slowed to at most 1e5 iterations per second."""
+    left allows no more than it; without a budget one call with the cap of this (the loosest)
+    tolerance, ``LIBSVM_LOOSE_CAP`` per point. Here libsvm is slowed to at most 1e5 iterations per
+    second."""
     from indkernel.core import fixed_kernel
 
     p = SVMProblem(random_kernel(40, 1), labels(40, 1))
@@ -292,9 +293,56 @@ def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_tim
     assert x is not None and x.shape == (40,) and np.all(np.isfinite(x))
     probe = fixed_kernel.LIBSVM_PROBE * 40
     assert len(caps) == calls_expected
-    assert caps[0] == (fixed_kernel.LIBSVM_CAP if budget is None else probe)
+    assert caps[0] == (fixed_kernel.LIBSVM_LOOSE_CAP * 40 if budget is None else probe)
     if calls_expected == 2:  # at most what half the 0.2 s allows at 1e5 iterations per second
         assert probe < caps[1] <= fixed_kernel.LIBSVM_TIME_SHARE * 1e5 * budget
+
+
+def test_libsvms_loosest_call_stops_at_its_cap_per_point_and_the_exact_solve_takes_over(monkeypatch):
+    """At C = 1e6 with weights over six orders of magnitude (``figures/newton_stress.py``'s family)
+    libsvm at 1e-3, which only finds the face, crawled to a million iterations in closing tight
+    certificates (up to 2.7 s at n = 300), and the interior-point solve ran after it in 10 of the
+    13 checks where it ran past 100 iterations per point. Its call stops at ``LIBSVM_LOOSE_CAP``
+    iterations per point and the next solves on the formed kernel take over: here (n = 10, the
+    hinge with the componentwise penalty) it stops there, the interior-point solve runs after it,
+    and the bracket is as tight as with the crawl (the max-min model is out of Clarabel's reach at
+    this C); the tighter tolerance keeps ``LIBSVM_CAP``."""
+    from indkernel.core import Componentwise, Hinge, IndefiniteProblem, fixed_kernel, machines
+
+    n, rng = 10, np.random.default_rng(0)
+    A = rng.standard_normal((n, n))
+    weights = 10.0 ** rng.uniform(-3, 3, n)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    rng.shuffle(y)
+    problem = IndefiniteProblem((A + A.T) / 2, Hinge(y, 1e6 * weights, None, n), Componentwise(rng.uniform(0.5, 2.0, n), n))
+    events, real_fit = [], machines.libsvm_fit
+
+    def fit(estimator, max_iter, *args, **kwargs):
+        capped = real_fit(estimator, max_iter, *args, **kwargs)
+        events.append((estimator.tol, max_iter, capped))
+        return capped
+
+    def exact(solve):
+        return lambda *args, **kwargs: events.append("exact") or solve(*args, **kwargs)
+
+    monkeypatch.setattr(machines, "libsvm_fit", fit)
+    monkeypatch.setattr(fixed_kernel, "EXACT_SOLVES", [exact(solve) for solve in fixed_kernel.EXACT_SOLVES])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = solve(problem, "newton")
+    loose, tight = fixed_kernel.LIBSVM_TOLERANCES
+    calls = [event for event in events if event != "exact"]
+    assert all(cap == (fixed_kernel.LIBSVM_LOOSE_CAP * n if tol == loose else fixed_kernel.LIBSVM_CAP)
+               for tol, cap, _ in calls)
+    stopped = [k for k, event in enumerate(events) if event != "exact" and event[0] == loose and event[2]]
+    assert stopped, "libsvm's loose call converged within its cap: no crawl to stop"
+    assert all("exact" in events[k + 1:] for k in stopped)
+    monkeypatch.setattr(fixed_kernel, "LIBSVM_LOOSE_CAP", fixed_kernel.LIBSVM_CAP)  # as before the cap
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        crawled = solve(problem, "newton")
+    assert result.lower <= crawled.upper and crawled.lower <= result.upper  # two brackets of one p*
+    assert result.gap <= crawled.gap * (1 + 1e-9)  # and nothing lost: the exact solve's bound is as tight
 
 
 def test_the_sdp_route_ends_near_its_time_limit():
