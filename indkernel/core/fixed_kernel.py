@@ -17,8 +17,8 @@ q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap,
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
 near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at loose
-tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast; the tighter one only where it could
-reach the target), then, where their points polished still leave the bound unproven, the
+tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast, the loosest call at most
+``LIBSVM_LOOSE_CAP`` iterations per point; the tighter one only where it could reach the target), then, where their points polished still leave the bound unproven, the
 machine's dual QP by an interior-point method
 (``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
 same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
