@@ -301,8 +301,8 @@ def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_tim
 def test_libsvms_loosest_call_stops_at_its_cap_per_point_and_the_exact_solve_takes_over(monkeypatch):
     """At C = 1e6 with weights over six orders of magnitude (``figures/newton_stress.py``'s family)
     libsvm at 1e-3, which only finds the face, crawled to a million iterations in closing tight
-    certificates (up to 2.7 s at n = 300), and the interior-point solve ran after it in 10 of the
-    13 checks where it ran past 100 iterations per point. Its call stops at ``LIBSVM_LOOSE_CAP``
+    certificates (up to 2.6 s at n = 300), and the interior-point solve ran after it in 11 of the
+    16 checks where it reached 100 iterations per point (``figures/formed_solves.py --uncapped``). Its call stops at ``LIBSVM_LOOSE_CAP``
     iterations per point and the next solves on the formed kernel take over: here (n = 10, the
     hinge with the componentwise penalty) it stops there, the interior-point solve runs after it,
     and the bracket is as tight as with the crawl (the max-min model is out of Clarabel's reach at

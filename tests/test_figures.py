@@ -73,6 +73,21 @@ def test_newton_stress_quick(tmp_path, capsys):
         assert f"| {group.iterations.max()} |" in printed
 
 
+def test_formed_solves_quick(capsys):
+    """The formed kernel's solves inside tight checks, recorded on a few small problems of both
+    families: libsvm's loosest call never runs past its cap, a call stopped there is listed with
+    what ran after it, and the recording leaves libsvm and the exact solves as they were."""
+    from indkernel.core import fixed_kernel, machines
+
+    fit, solves = machines.libsvm_fit, list(fixed_kernel.EXACT_SOLVES)
+    table = load("formed_solves").main(quick=True)
+    assert machines.libsvm_fit is fit and fixed_kernel.EXACT_SOLVES == solves
+    loose = table[table.solve == f"libsvm {fixed_kernel.LIBSVM_TOLERANCES[0]:g}"]
+    assert len(loose) and (loose.per_point <= 2 * fixed_kernel.LIBSVM_LOOSE_CAP).all()  # (the SVR: two per point)
+    printed = capsys.readouterr().out
+    assert "interior point" in printed and "hinge componentwise n=10 C=1e+06 seed=0: 100 per point" in printed
+
+
 @pytest.mark.slow  # a benchmark script's smoke run (about 20 s: exchange and sdp for a sixth of their caps)
 def test_compare_caps_quick(tmp_path, capsys):
     """The caps' benchmark: a row per method of COMPARE_TIME_LIMITS, the ratio of cap to slowest

@@ -288,12 +288,12 @@ def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarra
 def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
     """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to its cap: ``LIBSVM_CAP``
     iterations, and ``LIBSVM_LOOSE_CAP`` per point at the loosest tolerance, whose point is to find
-    the face: 4–15 iterations per point in every check of the projected gradient on USPS and a
+    the face: at most 16 iterations per point in every check of pg, apg and ACCPM on USPS and a
     median of 26 in the stress family's closing certificates (``figures/newton_stress.py``),
-    where at C >= 1e4 with spread weights it crawled to a million iterations (up to 2.7 s at
-    n = 300) and the interior-point solve (0.1–0.7 s) ran after it in 10 of the 13 checks where
-    it ran past 100 per point. Under a budget, a first call runs at most ``LIBSVM_PROBE``
-    iterations per point; where it stops there, libsvm runs again with the cap that
+    where at C >= 1e4 with spread weights it reached 100 per point in 16 checks, up to its
+    million-iteration cap (up to 2.6 s at n = 300), and the interior-point solve ran after it all
+    the same in 11 of them (``figures/formed_solves.py --uncapped``). Under a budget, a first call
+    runs at most ``LIBSVM_PROBE`` iterations per point; where it stops there, libsvm runs again with the cap that
     ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the probe measured (at most the
     cap). With the probe alone, budgeted runs (the timing figure's, under 5 s) sent every tighter
     tolerance to the interior-point solve, several times slower where libsvm, given its
