@@ -562,7 +562,7 @@ def test_the_ray_model_is_a_lower_model_of_f_and_its_maximizer_the_best_scaling(
     """``IndefiniteProblem.ray_model``: ``m(s) = a·s - b·s² - c·s⁴ <= f(sx)`` along the whole ray
     (a, b, c written here from a dense K0 and the problem's map); ``maximizer()`` the best s of a
     fine grid, 1 once x is scaled there (the squared hinge's start is not scaled twice);
-    ``quartic_share`` the slopes' ratio ``2ct²/b``; no model where A does not hold the ray (the
+    no model where A does not hold the ray (the
     one-class set, ``eᵀx = 1``)."""
     problem = NEWTON_TYPES[kind](20, 8, 0.1)
     x = problem.machine.start()
@@ -585,5 +585,4 @@ def test_the_ray_model_is_a_lower_model_of_f_and_its_maximizer_the_best_scaling(
         assert t == 1.0
         return
     assert t < 1 and problem.ray_model(t * x).maximizer() == 1.0
-    assert model.quartic_share(t) == (pytest.approx(2 * model.c * t * t / model.b, rel=1e-14) if model.b > 0 else np.inf)
     assert problem.feasible.violation(t * x) <= 1e-15 and problem.objective(t * x) > problem.objective(x)

@@ -63,11 +63,6 @@ class RayModel:
         rounding = 8 * UNIT_ROUNDOFF * (abs(self.a) + abs(self.b) + abs(self.c))
         return t if self(t) > self(1.0) + rounding else 1.0
 
-    def quartic_share(self, t: float) -> float:
-        """The quartic's slope at t beside the quadratic's, ``4ct³ / 2bt = 2ct²/b`` (inf where b <= 0):
-        large where the penalty on the kernel's change (ρ) rather than the kernel sets m's maximizer."""
-        return 2 * self.c * t * t / self.b if self.b > 0 else np.inf
-
 
 class IndefiniteProblem:
     """``max_{x ∈ A} ℓ(x) + min_{K ⪰ 0} [-½uᵀKu + penalty(K)]`` (``eq:kern_learn`` and its
