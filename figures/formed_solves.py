@@ -100,17 +100,16 @@ def runs(quick: bool, sizes) -> list[tuple[str, str, Callable]]:
     if os.environ.get("INDKERNEL_DATA"):
         from indkernel.datasets import load_usps
 
-        X, y = load_usps((3, 5), split="train")
+        (X, y), family = load_usps((3, 5), split="train"), "USPS checks"
     else:
         from indkernel.datasets import load_digits_pair
 
-        X, y = load_digits_pair(3, 5)
+        (X, y), family = load_digits_pair(3, 5), "digits checks"
     for n in (40,) if quick else sizes:
         rows = np.random.default_rng(0).choice(len(y), n, replace=False)
         for rho in (1.0,) if quick else (0.1, 1.0, 10.0):
             for method in ("pg", "apg", "accpm"):
-                found.append(("USPS checks" if os.environ.get("INDKERNEL_DATA") else "digits checks",
-                              f"{method} n={n} rho={rho:g}",
+                found.append((family, f"{method} n={n} rho={rho:g}",
                               lambda rows=rows, rho=rho, method=method: solve(
                                   SVMProblem(simpson(X[rows]), y[rows], C=10.0, rho=rho), method, tol=1e-6,
                                   time_limit=15.0)))

@@ -18,8 +18,8 @@ q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap,
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
 near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at loose
 tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast, the loosest call at most
-``LIBSVM_LOOSE_CAP`` iterations per point; the tighter one only where it could reach the target), then, where their points polished still leave the bound unproven, the
-machine's dual QP by an interior-point method
+``LIBSVM_LOOSE_CAP`` iterations per variable; the tighter one only where it could reach the
+target), then, where their points polished still leave the bound unproven, the machine's dual QP by an interior-point method
 (``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
 same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
 whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
@@ -53,7 +53,7 @@ MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
 #: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
-#: first, and its cap; the loosest call's own cap, in iterations per point; under a time budget a
+#: first, and its cap; the loosest call's own cap, in iterations per variable; under a time budget a
 #: first call of at most ``LIBSVM_PROBE`` iterations per point measures libsvm's rate, and a
 #: second, where the first stopped at its cap, gets what ``LIBSVM_TIME_SHARE`` of the seconds left
 #: allows (:func:`_libsvm_beta`).
@@ -287,15 +287,15 @@ def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarra
 
 def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
     """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to its cap: ``LIBSVM_CAP``
-    iterations, and ``LIBSVM_LOOSE_CAP`` per point at the loosest tolerance, whose point is to find
-    the face: at most 16 iterations per point in every check of pg, apg and ACCPM on USPS and a
-    median of 26 in the stress family's closing certificates (``figures/newton_stress.py``),
+    iterations, and ``LIBSVM_LOOSE_CAP`` per variable at the loosest tolerance, whose point is to
+    find the face (``figures/formed_solves.py``): at most 16 iterations per point in every check
+    of pg, apg and ACCPM on USPS, a median of 26 in the stress family's closing certificates,
     where at C >= 1e4 with spread weights it reached 100 per point in 16 checks, up to its
     million-iteration cap (up to 2.6 s at n = 300), and the interior-point solve ran after it all
-    the same in 11 of them (``figures/formed_solves.py --uncapped``). Under a budget, a first call
-    runs at most ``LIBSVM_PROBE`` iterations per point; where it stops there, libsvm runs again with the cap that
-    ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the probe measured (at most the
-    cap). With the probe alone, budgeted runs (the timing figure's, under 5 s) sent every tighter
+    the same in 11 of them (``--uncapped``). Under a budget, a first call runs at most
+    ``LIBSVM_PROBE`` iterations per point; where it stops there, libsvm runs again with the cap
+    that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the probe measured (at most
+    the cap). With the probe alone, budgeted runs (the timing figure's, under 5 s) sent every tighter
     tolerance to the interior-point solve, several times slower where libsvm, given its
     iterations, would have converged."""
     cap = LIBSVM_CAP if tolerance != LIBSVM_TOLERANCES[0] else min(LIBSVM_CAP, LIBSVM_LOOSE_CAP * problem.dim)
