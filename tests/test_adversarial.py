@@ -230,21 +230,31 @@ def test_the_tight_certificates_keep_the_time_limit(monkeypatch):
 def test_the_formed_kernels_solves_inside_a_tight_certificate_fit_in_the_time_left(monkeypatch):
     """One libsvm call cannot be interrupted: at C = 1e6 (n = 300) a closing tight certificate
     called it with caps of 1e6 and 1e7 iterations and overran a 20 s time limit by up to 14 s
-    (``figures/newton_stress.py``). Under a budget libsvm's first call at each tolerance runs at
-    most ``LIBSVM_PROBE`` iterations per point, a second (where the first stopped at its cap) what
-    half the seconds left allow at the rate the first measured, and the interior-point solve gets
-    the seconds left as Clarabel's time limit. Here (n = 120, C = 1e3) at Newton's first iterate
-    from the fifth on where the Newton–CG rounds do not settle the bound, with a tenth of a
-    millisecond always left: too little for a second call at any rate libsvm reaches (its probe
-    would have to take under 50 µs), so every call is the probe (the retry has its own test below)."""
+    (``figures/newton_stress.py``). Under a budget libsvm's first call runs at most
+    ``LIBSVM_PROBE`` iterations per point, a second (where the first stopped at its cap) what
+    half the seconds left allow at the rate the first measured, and each exact solve gets the
+    seconds left as its time limit (HiGHS's option, Clarabel's through cvxpy). Here (n = 120,
+    C = 1e3) at Newton's first iterate from the fifth on where the Newton–CG rounds do not settle
+    the bound, with a tenth of a millisecond always left: too little for a second call at any rate
+    libsvm reaches (its probe would have to take under 50 µs), so every call is the probe (the
+    retry has its own test below)."""
     import formulations
     from indkernel.core import fixed_kernel
+    from indkernel.solvers import active_set_qp
     from indkernel.solvers.projected_newton import projected_newton
     from indkernel.solvers.tracking import Run
 
     limits, real_limits = [], formulations._base.time_limit_options
     monkeypatch.setattr(formulations._base, "time_limit_options",
                         lambda solver, seconds: limits.append((solver, seconds)) or real_limits(solver, seconds))
+
+    class Highs(active_set_qp._Highs):
+        def setOptionValue(self, name, value):
+            if name == "time_limit":
+                limits.append(("HIGHS", value))
+            return super().setOptionValue(name, value)
+
+    monkeypatch.setattr(active_set_qp, "_Highs", Highs)
     rng = np.random.default_rng(3)
     A = rng.standard_normal((120, 120))
     for iterations in range(5, 10):
@@ -264,7 +274,7 @@ def test_the_formed_kernels_solves_inside_a_tight_certificate_fit_in_the_time_le
             break
     assert caps, "no iterate where the bound needs the formed kernel's solves"
     assert all(cap == fixed_kernel.LIBSVM_PROBE * 120 for cap in caps)
-    assert limits == [("CLARABEL", 1e-4)]
+    assert limits and limits[0][0] == "HIGHS" and all(seconds == 1e-4 for _, seconds in limits)
 
 
 @pytest.mark.parametrize("budget, capped, calls_expected", [(None, True, 1), (1e-3, True, 1), (0.2, True, 2),
@@ -275,9 +285,8 @@ def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_tim
     runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the probe's
     rate: with the probe alone a budgeted run sent every tighter tolerance to the interior-point
     solve where libsvm would have converged. No second call where the probe converged or the time
-    left allows no more than it; without a budget one call with the cap of this (the loosest)
-    tolerance, ``LIBSVM_LOOSE_CAP`` per point. Here libsvm is slowed to at most 1e5 iterations per
-    second."""
+    left allows no more than it; without a budget one call with its cap, ``LIBSVM_CAP`` per point.
+    Here libsvm is slowed to at most 1e5 iterations per second."""
     from indkernel.core import fixed_kernel
 
     p = SVMProblem(random_kernel(40, 1), labels(40, 1))
@@ -285,29 +294,28 @@ def test_a_budgeted_libsvm_probe_stopped_at_its_cap_runs_again_with_what_the_tim
 
     def slow(K, tol, max_iter):
         caps.append(max_iter)
-        time.sleep(max_iter * 1e-5 if max_iter < fixed_kernel.LIBSVM_CAP else 0.0)
+        time.sleep(max_iter * 1e-5)
         return real(K, tol, max_iter)[0], capped
 
     p.machine.libsvm_beta = slow
-    x = fixed_kernel._libsvm_point(p, K, None if budget is None else (lambda: budget), 1e-3)
+    x = fixed_kernel._libsvm_point(p, K, None if budget is None else (lambda: budget))
     assert x is not None and x.shape == (40,) and np.all(np.isfinite(x))
     probe = fixed_kernel.LIBSVM_PROBE * 40
     assert len(caps) == calls_expected
-    assert caps[0] == (fixed_kernel.LIBSVM_LOOSE_CAP * 40 if budget is None else probe)
+    assert caps[0] == (fixed_kernel.LIBSVM_CAP * 40 if budget is None else probe)
     if calls_expected == 2:  # at most what half the 0.2 s allows at 1e5 iterations per second
         assert probe < caps[1] <= fixed_kernel.LIBSVM_TIME_SHARE * 1e5 * budget
 
 
-def test_libsvms_loosest_call_stops_at_its_cap_per_point_and_the_exact_solve_takes_over(monkeypatch):
+def test_libsvms_call_stops_at_its_cap_per_point_and_the_exact_solve_takes_over(monkeypatch):
     """At C = 1e6 with weights over six orders of magnitude (``figures/newton_stress.py``'s family)
     libsvm at 1e-3, which only finds the face, crawled to a million iterations in closing tight
     certificates (up to 2.6 s at n = 300), and the interior-point solve ran after it in 11 of the
     16 checks where it reached 100 iterations per point (``figures/formed_solves.py --uncapped``).
-    Its call stops at ``LIBSVM_LOOSE_CAP`` iterations per variable and the next solves on the
-    formed kernel take over: here (n = 10, the
-    hinge with the componentwise penalty) it stops there, the interior-point solve runs after it,
-    and the bracket is as tight as with the crawl (the max-min model is out of Clarabel's reach at
-    this C); the tighter tolerance keeps ``LIBSVM_CAP``."""
+    Its call stops at ``LIBSVM_CAP`` iterations per variable and the exact solves on the formed
+    kernel take over: here (n = 10, the hinge with the componentwise penalty) it stops there, an
+    exact solve runs after it, and the bracket is as tight as with the crawl to a million
+    iterations (the max-min model is out of Clarabel's reach at this C)."""
     from indkernel.core import Componentwise, Hinge, IndefiniteProblem, fixed_kernel, machines
 
     n, rng = 10, np.random.default_rng(0)
@@ -332,14 +340,13 @@ def test_libsvms_loosest_call_stops_at_its_cap_per_point_and_the_exact_solve_tak
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = solve(problem, "newton")
-    loose = fixed_kernel.LIBSVM_TOLERANCES[0]
     calls = [event for event in events if event != "exact"]
-    assert all(cap == (fixed_kernel.LIBSVM_LOOSE_CAP * n if tol == loose else fixed_kernel.LIBSVM_CAP)
-               for tol, cap, _ in calls)
-    stopped = [k for k, event in enumerate(events) if event != "exact" and event[0] == loose and event[2]]
-    assert stopped, "libsvm's loose call converged within its cap: no crawl to stop"
+    assert calls and all(tol == fixed_kernel.LIBSVM_TOLERANCE and cap == fixed_kernel.LIBSVM_CAP * n
+                         for tol, cap, _ in calls)
+    stopped = [k for k, event in enumerate(events) if event != "exact" and event[2]]
+    assert stopped, "libsvm's call converged within its cap: no crawl to stop"
     assert all("exact" in events[k + 1:] for k in stopped)
-    monkeypatch.setattr(fixed_kernel, "LIBSVM_LOOSE_CAP", fixed_kernel.LIBSVM_CAP)  # as before the cap
+    monkeypatch.setattr(fixed_kernel, "LIBSVM_CAP", 1_000_000 // n)  # a million iterations, as before the cap
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         crawled = solve(problem, "newton")

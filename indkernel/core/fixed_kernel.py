@@ -16,19 +16,21 @@ is the dual at x = α on the same kernel, Danskin), so once ``upper - f(α) <= T
 q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap, and the solve stops.
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
-near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at loose
-tolerances (``LIBSVM_TOLERANCES``: SMO finds the face fast, the loosest call at most
-``LIBSVM_LOOSE_CAP`` iterations per variable; the tighter one only where it could reach the
-target), then, where their points polished still leave the bound unproven, the machine's dual QP by an interior-point method
-(``EXACT_SOLVES``: Clarabel, :func:`indkernel.solvers.models.dual_qp_point`); each point scored the
-same way. An interior-point solve reaches the natural gap to its own tolerance (about 1e-8)
-whatever the degeneracy, where libsvm at tight tolerances crawls on the flat directions of a
-singular K*(α): at the projected gradient's late iterates on USPS 3 vs 5 (K*(α) of rank about 200
-of 500) libsvm at 1e-7 stopped at ten million iterations after seconds with a bound several
-times the natural gap (``figures/tight_certificate.py``, part 3). With a time budget each libsvm
-call is capped by what part of the seconds left allows at its measured rate (one call of libsvm
-cannot be interrupted: at C >= 1e4 closing certificates overran a run's time limit by seconds,
-``figures/newton_stress.py``) and the interior-point solve gets the seconds left as its time limit.
+near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at a loose
+tolerance (``LIBSVM_TOLERANCE``, at most ``LIBSVM_CAP`` iterations per variable: SMO finds the face
+fast), then, where its point polished still leaves the bound unproven, the machine's dual QP by
+the exact solves (``EXACT_SOLVES``): HiGHS's active-set method
+(:func:`indkernel.solvers.active_set_qp.dual_qp_point`), and an interior-point method (Clarabel,
+:func:`indkernel.solvers.models.dual_qp_point`) where that falls short; each point scored the same
+way. Both reach the natural gap to their tolerances whatever the degeneracy, where libsvm at tight
+tolerances crawls on the flat directions of a singular K*(α): at the projected gradient's late
+iterates on USPS 3 vs 5 (K*(α) of rank about 200 of 500) libsvm at 1e-7 stopped at ten million
+iterations after seconds with a bound several times the natural gap, and at 1e-5 it took about 0.5
+s for 1.6 times the natural gap where HiGHS takes about 0.1 s for 1.01 times
+(``figures/tight_certificate.py``, part 3). With a time budget the libsvm call is capped by what
+part of the seconds left allows at its measured rate (one call of libsvm cannot be interrupted:
+at C >= 1e4 closing certificates overran a run's time limit by seconds,
+``figures/newton_stress.py``) and the exact solves get the seconds left as their time limit.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
@@ -52,17 +53,16 @@ CG_STEPS, CG_RESIDUAL = 50, 1e-6
 MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
-#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerances there, loosest
-#: first, and its cap; the loosest call's own cap, in iterations per variable; under a time budget a
-#: first call of at most ``LIBSVM_PROBE`` iterations per point measures libsvm's rate, and a
-#: second, where the first stopped at its cap, gets what ``LIBSVM_TIME_SHARE`` of the seconds left
-#: allows (:func:`_libsvm_beta`).
+#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerance there and its
+#: cap in iterations per variable; under a time budget a first call of at most ``LIBSVM_PROBE``
+#: iterations per variable measures libsvm's rate, and a second, where the first stopped at its cap,
+#: gets what ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
 NEWTON_ROUNDS = 4
-LIBSVM_TOLERANCES, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = (1e-3, 1e-5), 1_000_000, 20, 0.5
-LIBSVM_LOOSE_CAP = 100
-#: The exact solves of the machine on a formed kernel after libsvm's, each ``solve(problem, K, budget)
-#: -> x`` (a point of A, or None where it fails or no time is left): the interior-point solve of
-#: the machine's dual QP, registered by :mod:`indkernel.solvers.models` (the core imports no cvxpy).
+LIBSVM_TOLERANCE, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = 1e-3, 100, 20, 0.5
+#: The exact solves of the machine on a formed kernel after libsvm's, in turn, each ``solve(problem,
+#: K, budget) -> x`` (a point of A, or None where it fails or no time is left): HiGHS's active-set
+#: method and the interior-point method, registered by :mod:`indkernel.solvers.models` (the core
+#: imports no QP solver).
 EXACT_SOLVES: list[Callable[..., np.ndarray | None]] = []
 
 
@@ -195,7 +195,7 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
                        floor: float, target: float = 0.0, *, max_rounds: int = NEWTON_ROUNDS, cg_steps: int = CG_STEPS,
                        formed: bool = True, budget=None, start: np.ndarray | None = None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
-    Newton–CG rounds, then (``formed=True``) libsvm and an interior-point method on the formed K*,
+    Newton–CG rounds, then (``formed=True``) libsvm and the exact solves on the formed K*,
     each of their points polished by Newton–CG rounds, until the bound is proven within
     ``TIGHTNESS`` of the natural gap or within ``target`` of ``f(α)``.
 
@@ -241,72 +241,48 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
 
     polish()
     if formed and not tight():
-        K, found = problem.proxy_kernel(alpha), [np.inf]  # the gap of the last formed solve's own point
-        for solve in _formed_solves(lambda: found[0], target):
+        K = problem.proxy_kernel(alpha)
+        for solve in (_libsvm_point, *EXACT_SOLVES):
             x = solve(problem, K, budget)
             if x is None:
-                found[0] = np.inf
                 continue
             v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
-            found[0] = search.bound - lower
             polish()
             if tight():
                 break
     return FixedKernelBound(v=search.best_v, gain=float(search.gain), x=search.best_x)
 
 
-def _formed_solves(found: Callable[[], float], target: float):
-    """The solves on the formed kernel in turn: libsvm at ``LIBSVM_TOLERANCES``, a tighter one only
-    where ``found()``, the gap of the looser one's own point (before its polish), is within the
-    ratio of their tolerances of the ``target`` (libsvm's gap shrinks about in proportion to its
-    tolerance, until SMO stalls on a singular K*: ``figures/tight_certificate.py``, part 3), then
-    ``EXACT_SOLVES``. Not the best gap so far: at pg's late iterates (USPS 3 vs 5, n = 100 … 767,
-    relative tol 1e-6) Newton–CG from the previous check's point left 5–90 times the target where
-    libsvm's point at 1e-3 had 1400–11000 times, and libsvm at 1e-5, run on the best gap's
-    promise, took 0.07–2.0 s (up to 1560 iterations per point) for 18–84 times, the interior-point
-    solve after it all the same; at the authors' absolute 1e-2 its point at 1e-3 has 18–31 times
-    the target, and at 1e-5 0.4–1.4 times (``figures/tight_certificate.py``, part 2)."""
-    previous = None
-    for tolerance in LIBSVM_TOLERANCES:
-        if previous is None or found() <= previous / tolerance * target:
-            yield partial(_libsvm_point, tolerance=tolerance)
-        previous = tolerance
-    yield from EXACT_SOLVES
-
-
-def _libsvm_point(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray | None:
-    """libsvm's solution on K at ``tolerance``, onto A; None where libsvm refuses (non-finite
-    coefficients at extreme ν or C)."""
+def _libsvm_point(problem, K: np.ndarray, budget) -> np.ndarray | None:
+    """libsvm's solution on K at ``LIBSVM_TOLERANCE``, onto A; None where libsvm refuses
+    (non-finite coefficients at extreme ν or C)."""
     try:
-        beta = _libsvm_beta(problem, K, budget, tolerance)
+        beta = _libsvm_beta(problem, K, budget)
     except ValueError:
         return None
     return problem.from_dual_coef(beta)
 
 
-def _libsvm_beta(problem, K: np.ndarray, budget, tolerance: float) -> np.ndarray:
-    """libsvm's β on K at ``tolerance``. Without a budget libsvm runs to its cap: ``LIBSVM_CAP``
-    iterations, and ``LIBSVM_LOOSE_CAP`` per variable at the loosest tolerance, whose point is to
-    find the face (``figures/formed_solves.py``): at most 16 iterations per point in every check
-    of pg, apg and ACCPM on USPS, a median of 26 in the stress family's closing certificates,
-    where at C >= 1e4 with spread weights it reached 100 per point in 16 checks, up to its
-    million-iteration cap (up to 2.6 s at n = 300), and the interior-point solve ran after it all
-    the same in 11 of them (``--uncapped``). Under a budget, a first call runs at most
-    ``LIBSVM_PROBE`` iterations per point; where it stops there, libsvm runs again with the cap
-    that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the probe measured (at most
-    the cap). With the probe alone, budgeted runs (the timing figure's, under 5 s) sent every tighter
-    tolerance to the interior-point solve, several times slower where libsvm, given its
-    iterations, would have converged."""
-    cap = LIBSVM_CAP if tolerance != LIBSVM_TOLERANCES[0] else min(LIBSVM_CAP, LIBSVM_LOOSE_CAP * problem.dim)
+def _libsvm_beta(problem, K: np.ndarray, budget) -> np.ndarray:
+    """libsvm's β on K at ``LIBSVM_TOLERANCE``, whose point is to find the face
+    (``figures/formed_solves.py``): at most 16 iterations per point in every check of pg, apg and
+    ACCPM on USPS, a median of 26 in the stress family's closing certificates, where at C >= 1e4
+    with spread weights it reached 100 per point in 16 checks, up to a million iterations (up to
+    2.6 s at n = 300), and the interior-point solve ran after it all the same in 11 of them (with
+    a million iterations as the cap): so it stops at ``LIBSVM_CAP`` iterations per variable. Under a budget, a
+    first call runs at most ``LIBSVM_PROBE`` iterations per variable; where it stops there, libsvm
+    runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the
+    probe measured (at most the cap)."""
+    cap = LIBSVM_CAP * problem.dim
     if budget is None:
-        return problem.machine.libsvm_beta(K, tolerance, cap)[0]
+        return problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, cap)[0]
     probe = min(cap, LIBSVM_PROBE * problem.dim)
     started = time.perf_counter()
-    beta, capped = problem.machine.libsvm_beta(K, tolerance, probe)
+    beta, capped = problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, probe)
     if capped:
         rate = probe / max(time.perf_counter() - started, 1e-9)  # iterations per second
         retry = min(cap, int(LIBSVM_TIME_SHARE * rate * budget()))
         if retry > probe:
-            beta, _ = problem.machine.libsvm_beta(K, tolerance, retry)
+            beta, _ = problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, retry)
     return beta

@@ -18,6 +18,7 @@ import formulations
 
 from ..core import fixed_kernel
 from ..core.problem import IndefiniteProblem
+from . import active_set_qp
 
 
 def solve_quietly(model: formulations.Formulation, **options) -> float:
@@ -95,7 +96,8 @@ def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.
     return problem.from_model(model.solution("alpha"))
 
 
-fixed_kernel.EXACT_SOLVES.append(dual_qp_point)
+#: the exact solves in turn: HiGHS's active-set method, then the interior-point method where it falls short
+fixed_kernel.EXACT_SOLVES.extend([active_set_qp.dual_qp_point, dual_qp_point])
 
 
 def siqclp_model(problem: IndefiniteProblem, kernels, factors=None) -> formulations.Formulation:
