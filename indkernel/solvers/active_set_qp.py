@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-# the raw solver class, exported by highspy: its Python wrapper ``Highs`` prints a banner on
-# construction even with output off
-from highspy import HessianFormat, HighsModel, HighsModelStatus, MatrixFormat, _Highs
+from highspy import HessianFormat, HighsModel, HighsModelStatus, MatrixFormat
+
+# the raw solver class (in highspy's __all__, not in its stubs): the Python wrapper ``Highs``
+# prints a banner when the first one is made, before its output can be turned off
+from highspy import _Highs  # type: ignore[attr-defined]
 
 from ..core.problem import IndefiniteProblem
 
