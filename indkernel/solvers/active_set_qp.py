@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from highspy import HessianFormat, HighsModel, HighsModelStatus, MatrixFormat
-
-# the raw solver class (in highspy's __all__, not in its stubs): the Python wrapper ``Highs``
-# prints a banner when the first one is made, before its output can be turned off
-from highspy import _Highs  # type: ignore[attr-defined]
+# _Highs: the raw solver class (in highspy's __all__, not in its stubs); the Python wrapper
+# ``Highs`` prints a banner when the first one is made, before its output can be turned off
+from highspy import HessianFormat, HighsModel, HighsModelStatus, MatrixFormat, _Highs  # type: ignore[attr-defined]
 
 from ..core.problem import IndefiniteProblem
 
