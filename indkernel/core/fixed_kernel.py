@@ -25,9 +25,8 @@ the exact solves (``EXACT_SOLVES``): HiGHS's active-set method
 way. Both reach the natural gap to their tolerances whatever the degeneracy, where libsvm at tight
 tolerances crawls on the flat directions of a singular K*(α): at the projected gradient's late
 iterates on USPS 3 vs 5 (K*(α) of rank about 200 of 500) libsvm at 1e-7 stopped at ten million
-iterations after seconds with a bound several times the natural gap, and at 1e-5 it took about 0.5
-s for 1.6 times the natural gap where HiGHS takes about 0.1 s for 1.01 times
-(``figures/tight_certificate.py``, part 3). With a time budget the libsvm call is capped by what
+iterations after seconds with a bound several times the natural gap, where HiGHS's point is
+within 1.05 of it (``figures/tight_certificate.py``, part 3). With a time budget the libsvm call is capped by what
 part of the seconds left allows at its measured rate (one call of libsvm cannot be interrupted:
 at C >= 1e4 closing certificates overran a run's time limit by seconds,
 ``figures/newton_stress.py``) and the exact solves get the seconds left as their time limit.
@@ -270,10 +269,10 @@ def _libsvm_beta(problem, K: np.ndarray, budget) -> np.ndarray:
     ACCPM on USPS, a median of 26 in the stress family's closing certificates, where at C >= 1e4
     with spread weights it reached 100 per point in 16 checks, up to a million iterations (up to
     2.6 s at n = 300), and the interior-point solve ran after it all the same in 11 of them (with
-    a million iterations as the cap): so it stops at ``LIBSVM_CAP`` iterations per variable. Under a budget, a
-    first call runs at most ``LIBSVM_PROBE`` iterations per variable; where it stops there, libsvm
-    runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left allows at the rate the
-    probe measured (at most the cap)."""
+    a million iterations as the cap): so it stops at ``LIBSVM_CAP`` iterations per variable.
+    Under a budget, a first call runs at most ``LIBSVM_PROBE`` iterations per variable; where it
+    stops there, libsvm runs again with the cap that ``LIBSVM_TIME_SHARE`` of the seconds left
+    allows at the rate the probe measured (at most the cap)."""
     cap = LIBSVM_CAP * problem.dim
     if budget is None:
         return problem.machine.libsvm_beta(K, LIBSVM_TOLERANCE, cap)[0]

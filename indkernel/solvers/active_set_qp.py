@@ -7,9 +7,10 @@ diagonal), a QP with one hyperplane and a box. An active-set method moves one va
 its bound per iteration, each step a rank-one change of a factor of the reduced Hessian, so it
 meets the singular K*(α) of a late iterate (rank about 200 of 500 on USPS 3 vs 5) without the
 interior-point method's dense factorizations or SMO's crawl on its flat directions: at the projected
-gradient's stopping iterate on the authors' problem (n = 500, ρ = 1) it solves the QP to within 1 %
-of the natural gap in about 0.1 s, where libsvm at 1e-5 takes about 0.5 s for 1.6 times that gap and
-Clarabel about 0.45 s (``figures/tight_certificate.py``, part 3). Its point is scored by the machine's
+gradient's iterates on the authors' problems (n = 100 … 500) its point's bound is within 1.05 of the
+natural gap, in a fraction of the interior-point solve's time (``figures/tight_certificate.py``,
+part 3), and with it pg reaches the authors' absolute 1e-2 at n = 500 in about 0.6 of the time it
+took when libsvm at 1e-5 ended those checks (part 2). Its point is scored by the machine's
 primal like every other, so an inaccurate answer still gives a valid bound, and the interior-point
 solve after it (:func:`indkernel.solvers.models.dual_qp_point`) takes over where it falls short.
 """
@@ -29,12 +30,17 @@ from ..core.problem import IndefiniteProblem
 #: (n = 500, ρ = 1: a natural gap of 1.6e-5) the bound of its point was 4.1 times the natural gap;
 #: at 1e-12 it is 1.05 times (1.00006 at the 110th), with no failure on the suite's singular K*.
 REGULARIZATION = 1e-12
+#: The most variables HiGHS is given: each of its iterations multiplies by the dense Hessian, so its
+#: time grows about as n⁴ on USPS (pg's iterates to a relative 1e-6: 1.3 s at n = 1540 against 2.2 s
+#: for the interior-point solve, 20 s at 3000 against 10 s); beyond it the interior-point solve,
+#: whose factorizations grow with n times the square of K*'s rank, comes first.
+MAX_DIM = 2000
 
 
 def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.ndarray | None:
     """The maximizer of the problem's machine on the fixed PSD kernel K by HiGHS's QP solver,
     within ``budget()`` seconds, onto A; None where no time is left, where HiGHS ends without a
-    finite point, and for a machine with more variables than points (the SVR's split
+    finite point, beyond ``MAX_DIM`` variables, and for a machine with more variables than points (the SVR's split
     ``x = (α⁺, α⁻)``, whose Hessian ``[K, -K; -K, K]`` pairs every direction with its opposite: in
     the stress family's closing certificates at C >= 1e4 HiGHS took 9.1 s over 28 calls and ended
     2 of those checks, the interior-point solve after it 7.4 s) or whose map u is not a signed
@@ -42,7 +48,7 @@ def dual_qp_point(problem: IndefiniteProblem, K: np.ndarray, budget=None) -> np.
     machine = problem.machine
     u_map = machine.u_map()
     seconds = None if budget is None else budget()
-    if u_map is None or machine.dim != machine.n or (seconds is not None and seconds <= 0):
+    if u_map is None or machine.dim != machine.n or machine.dim > MAX_DIM or (seconds is not None and seconds <= 0):
         return None
     rows, signs = u_map
     hessian = signs[:, None] * K[np.ix_(rows, rows)] * signs[None, :]
