@@ -364,6 +364,17 @@ def test_a_refined_check_goes_on_from_the_last_dual_point(monkeypatch):
     assert all(point is not None for point in starts[1:-1])
 
 
+def singular_iterate(builder):
+    """A problem of n = 60 (seed 4), pg's 20th iterate on it and K*(α) there, which is singular."""
+    p = builder(60, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        alpha = solve(p, "pg", max_iter=20).alpha
+    K = p.proxy_kernel(alpha)
+    assert np.linalg.matrix_rank(K) < len(K)
+    return p, alpha, K
+
+
 @pytest.mark.parametrize("name", ["digits", "random", "svr", "one-class"])
 def test_the_exact_solve_reaches_the_natural_bound_with_clarabels_qdldl(name, monkeypatch):
     """The tight bound's exact solve (``models.dual_qp_point``, Clarabel with QDLDL for its KKT
@@ -376,12 +387,7 @@ def test_the_exact_solve_reaches_the_natural_bound_with_clarabels_qdldl(name, mo
     monkeypatch.setattr(formulations.Formulation, "solve",
                         lambda self, **options: asked.append(options) or solve_model(self, **options))
     builder = BUILDERS[name]
-    p = builder(60, 4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        alpha = solve(p, "pg", max_iter=20).alpha
-    K = p.proxy_kernel(alpha)
-    assert np.linalg.matrix_rank(K) < len(K)
+    p, alpha, K = singular_iterate(builder)
     x = models.dual_qp_point(p, K)
     assert asked and asked[-1]["direct_solve_method"] == "qdldl" and asked[-1]["solver"] == models.EXACT_SOLVER == "CLARABEL"
     monkeypatch.undo()
@@ -403,12 +409,7 @@ def test_the_active_set_solve_reaches_the_natural_bound(name):
             return IndefiniteProblem(K0, SquaredHinge(y, 2.0, None, n), Frobenius(1.0), oracle=oracle)
     else:
         builder = BUILDERS[name]
-    p = builder(60, 4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        alpha = solve(p, "pg", max_iter=20).alpha
-    K = p.proxy_kernel(alpha)
-    assert np.linalg.matrix_rank(K) < len(K)
+    p, alpha, K = singular_iterate(builder)
     x = active_set_qp.dual_qp_point(p, K)
     assert x is not None and p.feasible.violation(x) <= FEASIBILITY_TOL
     if name == "squared hinge":  # U*(α) by the interior-point solve of the machine's cvxpy model
