@@ -231,7 +231,7 @@ def test_compile_oracle_covers_every_array_type_a_solve_passes():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.slow  # compiles the oracle from scratch in a new process (about 90 s)
+@pytest.mark.slow  # compiles the oracle from scratch in a new process (2-3 minutes)
 def test_a_new_install_compiles_before_the_time_limit_starts(tmp_path):
     """On a new install numba compiles the oracle at the first solve: a 0.5 s limit took 4-22 s
     when the compiler ran inside the solve's clock. An empty NUMBA_CACHE_DIR is that install."""
