@@ -65,7 +65,7 @@ def test_a_progress_bar_in_a_notebook_is_one_line_of_text():
             "IndefiniteSVC(kernel='simpson', verbose=1).fit(X[:60], y[:60]).status_")
     # the kernel imports the indkernel this process imports (a checkout's, or an installed one's: its
     # working folder is the package's parent) and loads the compiled oracle from numba's cache, written
-    # here first: a new install's compilation (7-8 minutes at the numba floor) is not what this test times
+    # here first: a new install's compilation (8 minutes at the numba floor) is not what this test times
     rank_one.compile_oracle()
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     where = str(Path(indkernel.__file__).parents[1])
