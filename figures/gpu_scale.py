@@ -218,7 +218,8 @@ def main(argv=None) -> pd.DataFrame:
         routes = []
         on_device = device.asarray(K)
         denoise = n <= args.denoise_up_to
-        routes.append(run_route(f"{device.label}", on_device, y, device, case in args.profile, denoise))
+        label = device.label if args.linalg == "default" else f"{device.label} ({args.linalg})"
+        routes.append(run_route(label, on_device, y, device, case in args.profile, denoise))
         del on_device
         if n <= args.cpu_up_to:
             routes.append(run_route("CPU (NumPy)", K, y, None, denoise=denoise))

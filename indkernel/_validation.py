@@ -111,7 +111,8 @@ def check_scale(K0: np.ndarray, box_norm: float, rho: float, *, kernel: str = "K
     ``box_norm`` bounds ``‖u(α)‖`` over the feasible set. The problem is scale-covariant: with
     ``K0 -> sK0``, ``C -> C/s`` and ``ρ -> ρ/s³`` the optimal value becomes ``p*/s`` with the same α·s.
     """
-    kernel_scale = float(np.max(np.abs(K0))) * K0.shape[0]  # bounds ‖K0‖₂ and ‖K0‖_F
+    # n·max|K0| bounds ‖K0‖₂ and ‖K0‖_F (max|K0| as two passes: |K0| would be one more n×n array)
+    kernel_scale = max(float(np.max(K0)), -float(np.min(K0)), 0.0) * K0.shape[0]
     uu, sigma = box_norm * box_norm, 1.0 / (4.0 * rho)
     if kernel_scale > MAX_KERNEL_SCALE:
         raise ValueError(f"{kernel} is too large for float64: n·max|{kernel}| = {kernel_scale:.3g} > {MAX_KERNEL_SCALE:g} "

@@ -104,7 +104,10 @@ def test_device_points_agree_where_the_update_deflates(case):
 
 
 @needs_strict
-def test_secular_roots_are_the_eigenvalues_of_the_update():
+@pytest.mark.parametrize("host_share", [0.0, 1 / 32, 1.0])
+def test_secular_roots_are_the_eigenvalues_of_the_update(host_share, monkeypatch):
+    """All roots found on the device, the last few on the host, or all but the first step there."""
+    monkeypatch.setattr(device_oracle, "HOST_SHARE", host_share)
     rng = np.random.default_rng(3)
     K = 80
     poles = np.sort(rng.standard_normal(K))

@@ -269,6 +269,18 @@ def _roots_of_chunk(d, z2, rho, origin, tau, product, start, stop, counts):
         product[j] = own * q[j]
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _selected_roots(d, z2, rho, rows):
+    """Roots ``rows`` of :func:`_find_root` as ``(origin, τ)``, origin -1 for a root not found: the
+    device route's last few roots (:class:`indkernel.core.device_oracle.SecularRoots`)."""
+    K = d.size
+    p, q = np.empty(K), np.empty(K)
+    origin, tau = np.empty(rows.size, np.int64), np.empty(rows.size)
+    for k in range(rows.size):
+        origin[k], tau[k], _ = _find_root(d, z2, rho, rows[k], p, q)
+    return origin, tau
+
+
 @numba.njit(cache=True, error_model="numpy", parallel=True)
 def _secular_roots(d, z, rho, origin, tau, threads):
     """All roots (into ``origin``, ``τ``) and the Löwner vector ẑ, accumulated root by root.
@@ -713,6 +725,7 @@ def _compile() -> None:
                        np.ones(kept.size))[1]
     _backward_error(d, z, 1.0, np.ones(3), x, x)
     _rotate(np.ones((3, 1)), rotations)
+    _selected_roots(poles, np.ones(kept.size) / kept.size, 1.0, np.arange(kept.size))
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
     from .intercept import minimize_piecewise_linear, primal_terms  # (not members of this module's API page)
