@@ -118,7 +118,7 @@ class SecularRoots:
             S = T / D
             dpsi = xp.sum(xp.where(on_left, S, 0.0), axis=1)
             parts.append((psi, xp.sum(T, axis=1) - psi, dpsi, xp.sum(S, axis=1) - dpsi))
-        return parts[0] if len(parts) == 1 else tuple(xp.concat(sums) for sums in zip(*parts))
+        return parts[0] if len(parts) == 1 else tuple(xp.concat(sums) for sums in zip(*parts, strict=True))
 
     def _solve(self):
         """``(origin, τ)`` of every root: all roots step together on the device, the rows still moving
