@@ -258,6 +258,31 @@ def test_blocks_of_roots_give_the_same_point(monkeypatch):
 
 
 @needs_strict
+@pytest.mark.parametrize("kind", ["digits", "random"])
+def test_a_device_solve_holds_one_n_by_n_array_beside_k0_and_its_eigenvectors(kind, monkeypatch):
+    """The device's memory: beside K0 and V0, a solve holds Newton's eigenvectors W (one n×n array),
+    the divided differences' block and a few blocks of rows (here an eighth of n² each), at most
+    2.5 n² in all; never copies of W (which deflation made: 5.2 n² on the digits). On
+    array-api-strict the arrays are NumPy's, so tracemalloc counts them."""
+    import tracemalloc
+
+    K0, y = digits_simpson(300, 0) if kind == "digits" else random_indefinite(300, 0)
+    n = y.size
+    monkeypatch.setattr(device_oracle, "BLOCK_ELEMENTS", n * n // 8)
+    problem = SVMProblem(xps.asarray(K0), y, 10.0, 1.0)
+    solve(problem, method="newton", tol=1e-6)  # (compiles and imports first: not counted)
+    tracemalloc.start()
+    try:
+        held = tracemalloc.get_traced_memory()[0]
+        result = solve(problem, method="newton", tol=1e-6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.status == "optimal"
+    assert (peak - held) / (8.0 * n * n) <= 2.5
+
+
+@needs_strict
 @pytest.mark.parametrize("test_kernel", ["consistent", "raw", "transductive"])
 def test_every_rule_decides_device_arrays_as_numpy_ones(test_kernel, monkeypatch):
     """The linear rules multiply on the device (the test rows never reach the host); the

@@ -68,10 +68,12 @@ def backward_error(xp, K0, d, V0) -> float:
         columns = V0[:, start:stop]
         R = K0 @ columns - columns * d[start:stop]
         residual += float(xp.sum(R * R))
+        del R  # (one block's temporaries at a time)
         G = V0.T @ columns
         rows = xp.arange(start, stop, device=device_of(V0))
         G = G - xp.astype(xp.arange(n, device=device_of(V0))[:, None] == rows[None, :], G.dtype)
         orthogonality += float(xp.sum(G * G))
+        del G
     norm, frobenius = float(xp.max(xp.abs(d))), float(xp.sqrt(xp.sum(d * d)))
     if frobenius == 0.0:
         return 0.0
@@ -118,6 +120,7 @@ class SecularRoots:
             S = T / D
             dpsi = xp.sum(xp.where(on_left, S, 0.0), axis=1)
             parts.append((psi, xp.sum(T, axis=1) - psi, dpsi, xp.sum(S, axis=1) - dpsi))
+            del D, T, S, on_left  # (freed before the next block's: one block's temporaries at a time)
         return parts[0] if len(parts) == 1 else tuple(xp.concat(sums) for sums in zip(*parts, strict=True))
 
     def _solve(self):
@@ -214,6 +217,7 @@ class SecularRoots:
             P = self.p[None, :] - xp.take(self.p, J)[:, None]
             P = xp.where(P == 0, 1.0, P)  # the diagonal: (p_i - λ_i) alone
             logs = logs + xp.sum(xp.log(xp.abs(D / P)), axis=0)
+            del D, P
         magnitude = xp.sqrt(xp.exp(logs) / self.rho)
         return xp.where(w < 0, -magnitude, magnitude)
 
@@ -238,18 +242,25 @@ class SecularRoots:
             t = t + a @ C
             x = x + b @ C
             y = y + (lam_J * b) @ C
+            del C
         return t, x, y
 
-    def vectors(self, roots):
-        """The normalized eigenvectors of ``roots`` as a (K, m) array of the namespace (a transposed
-        view of the (m, K) rows, filled a block at a time: one K×m array, no second copy)."""
+    def vectors(self, roots, *, frame=None, rows: int | None = None):
+        """The normalized eigenvectors of ``roots`` as the first rows of an (m, K) array of the
+        namespace (``rows`` rows, the ones after the m roots' left for the caller), a block at a time.
+        ``frame``: ``(ẑ, p)`` placed in the caller's n coordinates (0 and +∞ on the others), for rows
+        of length n, zero off those coordinates."""
         xp, m = self.xp, roots.shape[0]
-        X = xp.empty((m, self.K), dtype=self.p.dtype, device=self.device)
+        z_hat, poles = frame if frame is not None else (self.z_hat, self.p)
+        X = xp.empty((m if rows is None else rows, z_hat.shape[0]), dtype=self.p.dtype, device=self.device)
         for start in range(0, m, self.block):
             stop = min(start + self.block, m)
-            C = self.z_hat[None, :] / self.differences_to_roots(roots[start:stop])
+            J = roots[start:stop]
+            C = z_hat[None, :] / ((poles[None, :] - xp.take(self.p, xp.take(self.origin, J))[:, None])
+                                  - xp.take(self.tau, J)[:, None])
             X[start:stop, :] = C / xp.sqrt(xp.sum(C * C, axis=1))[:, None]
-        return X.T
+            del C
+        return X
 
 
 class DeviceRankOneProxy:
@@ -413,18 +424,18 @@ class DeviceRankOneProxy:
             return product(t if few else s - t)
 
         def make_kernel() -> np.ndarray:
-            W = self._vectors(roots, source, kept, rotations, side)
+            W, order = self._vectors(roots, source, kept, rotations, side)
             Y = self.spectrum[1] @ W
-            K = to_numpy((Y * self._to_device(values[side])) @ Y.T)
+            K = to_numpy((Y * self._to_device(values[side][order])) @ Y.T)
             if use_negative:
                 K = self.K0 + sigma * np.outer(u, u) - K
             return (K + K.T) / 2
 
         def make_curvature() -> Callable[[np.ndarray], np.ndarray]:
             everything = np.arange(values.size)
-            W = self._vectors(roots, source, kept, rotations, everything)
+            W, order = self._vectors(roots, source, kept, rotations, everything)
             V0 = self.spectrum[1]
-            middle = DeviceDividedDifferences(xp, self._to_device(values), W.T @ self._to_device(z), sigma)
+            middle = DeviceDividedDifferences(xp, self._to_device(values[order]), W.T @ self._to_device(z), sigma)
 
             def curvature(v: np.ndarray) -> np.ndarray:
                 return to_numpy(V0 @ (W @ middle(W.T @ (V0.T @ self._to_device(v)))))
@@ -435,35 +446,36 @@ class DeviceRankOneProxy:
                           project_positive)
 
     def _vectors(self, roots, source, kept, rotations, select):
-        """The orthonormal eigenvectors of ``diag(d) + σzzᵀ`` for the eigenvalues ``select`` (indices),
-        an (n, m) array on the device (the deflated ones unit vectors, the rotations undone)."""
+        """``(W, order)``: the orthonormal eigenvectors of ``diag(d) + σzzᵀ`` for the eigenvalues
+        ``select`` (indices) as the columns of one (n, m) array on the device, in the order
+        ``select[order]`` (the roots' first, then the deflated ones' unit vectors), the rotations undone."""
         xp, n = self.xp, source.size
         chosen = source[select]
         found, deflated = np.flatnonzero(chosen >= 0), np.flatnonzero(chosen < 0)
-        if found.size == n:  # nothing deflated (the common case), so nothing rotated either
-            return roots.vectors(xp.asarray(chosen, device=self.device))
-        parts = []
-        if found.size:  # the roots' vectors on the kept rows, zero elsewhere (a row of zeros taken)
-            columns = roots.vectors(xp.asarray(chosen[found], device=self.device))
-            padded = xp.concat((columns, xp.zeros((1, found.size), dtype=xp.float64, device=self.device)), axis=0)
-            rows = np.full(n, kept.size)
-            rows[kept] = np.arange(kept.size)
-            parts.append(xp.take(padded, xp.asarray(rows, device=self.device), axis=0))
-        if deflated.size:  # unit vectors
-            unit_rows = xp.asarray(-1 - chosen[deflated], device=self.device)
-            parts.append(xp.astype(xp.arange(n, device=self.device)[:, None] == unit_rows[None, :], xp.float64))
-        if not parts:
-            return xp.zeros((n, 0), dtype=xp.float64, device=self.device)
-        W = xp.concat(parts, axis=1) if len(parts) > 1 else parts[0]
-        if deflated.size and found.size:  # back to the order of select
-            order = np.empty(chosen.size, np.int64)
-            order[np.concatenate((found, deflated))] = np.arange(chosen.size)
-            W = xp.take(W, xp.asarray(order, device=self.device), axis=1)
+        if found.size:
+            frame = None
+            if kept.size < n:  # the roots' vectors on the kept coordinates, zero on the deflated ones
+                place = np.full(n, kept.size)
+                place[kept] = np.arange(kept.size)
+                place = xp.asarray(place, device=self.device)
+
+                def placed(a, other: float):
+                    return xp.take(xp.concat((a, xp.full(1, other, dtype=xp.float64, device=self.device))), place)
+
+                frame = (placed(roots.z_hat, 0.0), placed(roots.p, math.inf))
+            X = roots.vectors(xp.asarray(chosen[found], device=self.device), frame=frame, rows=chosen.size)
+        else:
+            X = xp.empty((chosen.size, n), dtype=xp.float64, device=self.device)
+        block = max(1, BLOCK_ELEMENTS // max(n, 1))
+        for start in range(0, deflated.size, block):  # unit vectors
+            units = xp.asarray(-1 - chosen[deflated[start:start + block]], device=self.device)
+            X[found.size + start:found.size + start + units.shape[0], :] = xp.astype(
+                xp.arange(n, device=self.device)[None, :] == units[:, None], xp.float64)
         for p, q, c, s in rotations[::-1].tolist():  # x = Gᵀx', the rotations undone in reverse
             p, q = int(p), int(q)
-            row_p, row_q = W[p, :], W[q, :]
-            W[p, :], W[q, :] = c * row_p + s * row_q, -s * row_p + c * row_q
-        return W
+            column_p, column_q = X[:, p], X[:, q]
+            X[:, p], X[:, q] = c * column_p + s * column_q, -s * column_p + c * column_q
+        return X.T, np.concatenate((found, deflated))
 
     def _fall_back(self, u: np.ndarray, rho: float) -> ProxyPoint:
         """A point from a fresh eigendecomposition of ``A = K0 + σuuᵀ`` on the device."""
