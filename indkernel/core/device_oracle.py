@@ -180,7 +180,8 @@ class SecularRoots:
             moving = 0
         J, origin, tau = state[:3]
         if moving:  # the last few rows, each an O(K) loop on the host
-            host_origin, host_tau = rank_one._selected_roots(to_numpy(p), to_numpy(self.w2), rho, to_numpy(J))
+            poles, w2, rows = (to_numpy(a, copy=True) for a in (p, self.w2, J))  # (writable, as compiled)
+            host_origin, host_tau = rank_one._selected_roots(poles, w2, rows, rho)
             self.failures += int(np.count_nonzero(host_origin < 0))
             origin = xp.asarray(np.maximum(host_origin, 0), device=self.device)
             tau = xp.asarray(host_tau, device=self.device)
@@ -221,9 +222,12 @@ class SecularRoots:
         magnitude = xp.sqrt(xp.exp(logs) / self.rho)
         return xp.where(w < 0, -magnitude, magnitude)
 
-    def differences_to_roots(self, J):
-        """``p_i - λ_j`` for the roots J (rows), each from its own pole: high relative accuracy."""
-        return self._differences(self.xp.take(self.origin, J)) - self.xp.take(self.tau, J)[:, None]
+    def differences_to_roots(self, J, poles=None):
+        """``p_i - λ_j`` for the roots J (rows), each from its own pole: high relative accuracy
+        (``poles``: the poles placed in other coordinates, :meth:`vectors`)."""
+        xp = self.xp
+        poles = self.p if poles is None else poles
+        return (poles[None, :] - xp.take(self.p, xp.take(self.origin, J))[:, None]) - xp.take(self.tau, J)[:, None]
 
     def sums(self, roots, lam, s, r):
         """``(WΛWᵀs, Wr, WΛr)`` for the normalized eigenvectors W of the roots ``roots`` (indices,
@@ -246,18 +250,16 @@ class SecularRoots:
         return t, x, y
 
     def vectors(self, roots, *, frame=None, rows: int | None = None):
-        """The normalized eigenvectors of ``roots`` as the first rows of an (m, K) array of the
-        namespace (``rows`` rows, the ones after the m roots' left for the caller), a block at a time.
-        ``frame``: ``(ẑ, p)`` placed in the caller's n coordinates (0 and +∞ on the others), for rows
-        of length n, zero off those coordinates."""
+        """The normalized eigenvectors of the m ``roots`` as the first m rows of a (``rows``, K) array
+        of the namespace (``rows`` >= m, default m; the others left for the caller), a block at a time.
+        ``frame``: ``(ẑ, p)`` placed in the caller's n coordinates (0 and +∞ on the others) for rows of
+        length n instead, zero off those coordinates."""
         xp, m = self.xp, roots.shape[0]
         z_hat, poles = frame if frame is not None else (self.z_hat, self.p)
         X = xp.empty((m if rows is None else rows, z_hat.shape[0]), dtype=self.p.dtype, device=self.device)
         for start in range(0, m, self.block):
             stop = min(start + self.block, m)
-            J = roots[start:stop]
-            C = z_hat[None, :] / ((poles[None, :] - xp.take(self.p, xp.take(self.origin, J))[:, None])
-                                  - xp.take(self.tau, J)[:, None])
+            C = z_hat[None, :] / self.differences_to_roots(roots[start:stop], poles)
             X[start:stop, :] = C / xp.sqrt(xp.sum(C * C, axis=1))[:, None]
             del C
         return X

@@ -270,7 +270,7 @@ def _roots_of_chunk(d, z2, rho, origin, tau, product, start, stop, counts):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _selected_roots(d, z2, rho, rows):
+def _selected_roots(d, z2, rows, rho):
     """Roots ``rows`` of :func:`_find_root` as ``(origin, τ)``, origin -1 for a root not found: the
     device route's last few roots (:class:`indkernel.core.device_oracle.SecularRoots`)."""
     K = d.size
@@ -725,7 +725,7 @@ def _compile() -> None:
                        np.ones(kept.size))[1]
     _backward_error(d, z, 1.0, np.ones(3), x, x)
     _rotate(np.ones((3, 1)), rotations)
-    _selected_roots(poles, np.ones(kept.size) / kept.size, 1.0, np.arange(kept.size))
+    _selected_roots(poles, np.ones(kept.size) / kept.size, np.arange(kept.size), 1.0)
     compile_projection()  # every solver's step
     from .curvature import compile_curvature  # (it imports this module)
     from .intercept import minimize_piecewise_linear, primal_terms  # (not members of this module's API page)
