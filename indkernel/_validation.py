@@ -81,6 +81,12 @@ def check_asymmetry(asymmetry: float, largest: float, name: str, advice: str | N
                          f"{largest:.3g}); {advice}")
 
 
+def largest_magnitude(A, xp=np) -> float:
+    """``max |A|`` of a non-empty array of namespace ``xp``, as two passes (``|A|`` would be one more
+    array of A's size)."""
+    return max(float(xp.max(A)), -float(xp.min(A)))
+
+
 def check_symmetric(K: np.ndarray, name: str, advice: str | None) -> float:
     """The largest ``|K - Kᵀ|`` of the square float array K; a ValueError naming ``name`` and
     giving ``advice`` when it exceeds ``SYMMETRY_TOL`` relative to the largest entry (none when
@@ -88,7 +94,7 @@ def check_symmetric(K: np.ndarray, name: str, advice: str | None) -> float:
     difference = K - K.T
     asymmetry = float(np.max(np.abs(difference, out=difference)))
     del difference
-    check_asymmetry(asymmetry, max(float(K.max()), -float(K.min())), name, advice)
+    check_asymmetry(asymmetry, largest_magnitude(K), name, advice)
     return asymmetry
 
 
@@ -111,8 +117,7 @@ def check_scale(K0: np.ndarray, box_norm: float, rho: float, *, kernel: str = "K
     ``box_norm`` bounds ``‖u(α)‖`` over the feasible set. The problem is scale-covariant: with
     ``K0 -> sK0``, ``C -> C/s`` and ``ρ -> ρ/s³`` the optimal value becomes ``p*/s`` with the same α·s.
     """
-    # n·max|K0| bounds ‖K0‖₂ and ‖K0‖_F (max|K0| as two passes: |K0| would be one more n×n array)
-    kernel_scale = max(float(np.max(K0)), -float(np.min(K0)), 0.0) * K0.shape[0]
+    kernel_scale = largest_magnitude(K0) * K0.shape[0]  # bounds ‖K0‖₂ and ‖K0‖_F
     uu, sigma = box_norm * box_norm, 1.0 / (4.0 * rho)
     if kernel_scale > MAX_KERNEL_SCALE:
         raise ValueError(f"{kernel} is too large for float64: n·max|{kernel}| = {kernel_scale:.3g} > {MAX_KERNEL_SCALE:g} "

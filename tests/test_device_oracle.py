@@ -114,7 +114,7 @@ def test_secular_roots_are_the_eigenvalues_of_the_update(host_share, monkeypatch
     w = rng.standard_normal(K)
     w /= np.linalg.norm(w)
     for rho in (1e-3, 0.5, 40.0):
-        roots = SecularRoots(xps, xps.asarray(poles), xps.asarray(w), rho)
+        roots = SecularRoots(xps, poles, w, rho)
         assert roots.failures == 0
         found = poles[to_numpy(roots.origin)] + to_numpy(roots.tau)
         exact = scipy.linalg.eigvalsh(np.diag(poles) + rho * np.outer(w, w))

@@ -82,17 +82,19 @@ def backward_error(xp, K0, d, V0) -> float:
 
 class SecularRoots:
     """The roots of ``f(λ) = 1/ρ + Σ w_i²/(p_i - λ)`` (strictly increasing poles p, ``Σ w_i² = 1``,
-    ρ > 0) on an array namespace: root j is ``p[origin_j] + τ_j``, in ``(p_j, p_{j+1})`` and the last
-    in ``(p_{K-1}, p_{K-1} + ρ]``; ``z_hat`` the Löwner vector; ``failures`` the roots not found.
-    The module docstring gives the method."""
+    ρ > 0; NumPy arrays, the work on ``device`` of namespace ``xp``): root j is ``p[origin_j] + τ_j``,
+    in ``(p_j, p_{j+1})`` and the last in ``(p_{K-1}, p_{K-1} + ρ]``; ``z_hat`` the Löwner vector;
+    ``failures`` the roots not found. The module docstring gives the method."""
 
     MAX_STEPS = rank_one.MAX_STEPS
 
-    def __init__(self, xp, poles, w, rho: float):
-        self.xp, self.p, self.rho = xp, poles, float(rho)
+    def __init__(self, xp, poles: np.ndarray, w: np.ndarray, rho: float, device=None):
+        self.host = (poles, w * w)  # (the host's zero finder takes the last roots)
+        self.xp, self.rho = xp, float(rho)
+        self.p, w = xp.asarray(poles, device=device), xp.asarray(w, device=device)
         self.K = poles.shape[0]
         self.w2 = w * w
-        self.device = device_of(poles)
+        self.device = device_of(self.p)
         self.block = max(1, min(self.K, BLOCK_ELEMENTS // max(self.K, 1)))
         self.failures = 0
         self.origin, self.tau = self._solve()
@@ -101,9 +103,11 @@ class SecularRoots:
     def _rows(self, start: int, stop: int):
         return self.xp.arange(start, stop, dtype=self.xp.int64, device=self.device)
 
-    def _differences(self, origin):
-        """``p_i - p_{origin_j}`` for the roots j (rows) and every pole i."""
-        return self.p[None, :] - self.xp.take(self.p, origin)[:, None]
+    def _from_own_poles(self, origin, tau, poles=None):
+        """``p_i - λ_j`` for ``λ_j = p_{origin_j} + τ_j`` (rows) and every pole i, from the root's own
+        pole: high relative accuracy (``poles``: the poles placed in other coordinates, :meth:`vectors`)."""
+        poles = self.p if poles is None else poles
+        return (poles[None, :] - self.xp.take(self.p, origin)[:, None]) - tau[:, None]
 
     def _pole_sums(self, origin, tau, left):
         """``(ψ, φ, ψ', φ')`` at ``λ_j = p_{origin_j} + τ_j``: the sums of ``w_i²/(p_i - λ_j)`` and of
@@ -113,7 +117,7 @@ class SecularRoots:
         parts = []
         for start in range(0, origin.shape[0], self.block):
             stop = min(start + self.block, origin.shape[0])
-            D = self._differences(origin[start:stop]) - tau[start:stop][:, None]  # from the root's own pole
+            D = self._from_own_poles(origin[start:stop], tau[start:stop])
             on_left = columns <= left[start:stop][:, None]
             T = self.w2 / D
             psi = xp.sum(xp.where(on_left, T, 0.0), axis=1)
@@ -180,8 +184,7 @@ class SecularRoots:
             moving = 0
         J, origin, tau = state[:3]
         if moving:  # the last few rows, each an O(K) loop on the host
-            poles, w2, rows = (to_numpy(a, copy=True) for a in (p, self.w2, J))  # (writable, as compiled)
-            host_origin, host_tau = rank_one._selected_roots(poles, w2, rows, rho)
+            host_origin, host_tau = rank_one._selected_roots(*self.host, to_numpy(J, copy=True), rho)
             self.failures += int(np.count_nonzero(host_origin < 0))
             origin = xp.asarray(np.maximum(host_origin, 0), device=self.device)
             tau = xp.asarray(host_tau, device=self.device)
@@ -223,11 +226,8 @@ class SecularRoots:
         return xp.where(w < 0, -magnitude, magnitude)
 
     def differences_to_roots(self, J, poles=None):
-        """``p_i - λ_j`` for the roots J (rows), each from its own pole: high relative accuracy
-        (``poles``: the poles placed in other coordinates, :meth:`vectors`)."""
-        xp = self.xp
-        poles = self.p if poles is None else poles
-        return (poles[None, :] - xp.take(self.p, xp.take(self.origin, J))[:, None]) - xp.take(self.tau, J)[:, None]
+        """``p_i - λ_j`` for the found roots J (:meth:`_from_own_poles`)."""
+        return self._from_own_poles(self.xp.take(self.origin, J), self.xp.take(self.tau, J), poles)
 
     def sums(self, roots, lam, s, r):
         """``(WΛWᵀs, Wr, WΛr)`` for the normalized eigenvectors W of the roots ``roots`` (indices,
@@ -374,7 +374,7 @@ class DeviceRankOneProxy:
         transposed, product = self._products()
         z = transposed(u)
         d_deflated, z_rotated, small, rotations, kept, poles, w, rho_scaled, scale = rank_one._deflated(d, z, sigma)
-        roots = SecularRoots(xp, self._to_device(poles), self._to_device(w), rho_scaled) if kept.size else None
+        roots = SecularRoots(xp, poles, w, rho_scaled, self.device) if kept.size else None
         if roots is not None and roots.failures:
             return self._fall_back(u, rho)
         origin = to_numpy(roots.origin) if roots is not None else np.zeros(0, np.int64)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_asymmetry, check_kernel, check_memory, check_square, symmetry_advice
+from .._validation import check_asymmetry, check_kernel, check_memory, check_square, largest_magnitude, symmetry_advice
 
 
 def foreign_namespace(*arrays) -> ModuleType | None:
@@ -118,7 +118,7 @@ def checked_kernel(K0, *, symmetrize: bool = False, name: str = "K0") -> tuple[n
     if not bool(xp.all(xp.isfinite(K))):
         raise ValueError(f"{name} contains NaN or inf; remove or impute those entries first")
     asymmetry = float(xp.max(xp.abs(K - K.T)))
-    check_asymmetry(asymmetry, max(float(xp.max(K)), -float(xp.min(K))), name, symmetry_advice(name, symmetrize))
+    check_asymmetry(asymmetry, largest_magnitude(K, xp), name, symmetry_advice(name, symmetrize))
     if asymmetry > 0:
         K = (K + K.T) / 2  # exactly symmetric, as the host's check makes it
     host = to_numpy(K, copy=True)
