@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numba
@@ -54,11 +54,19 @@ def _blas() -> ThreadpoolController:
 
 
 #: The BLAS limits of the blocks inside :func:`blas_threads` now, from every Python thread, and the
-#: limiter of the first (it holds the caller's settings): BLAS's thread count is one setting of
-#: the process, so blocks in several threads share it and the last one out restores it.
+#: caller's thread counts (one per BLAS library) saved by the first: BLAS's thread count is one
+#: setting of the process, so blocks in several threads share it and the last one out restores it.
 _BLAS_LOCK = threading.Lock()
 _blas_limits: list[int] = []
-_blas_original: list = []
+_blas_original: list[list[int]] = []
+
+
+@cache
+def _blas_libraries() -> tuple:
+    """threadpoolctl's controllers of the loaded BLAS libraries, found once: a block sets and reads
+    their counts directly (about 17 µs a block, against 62 µs for ``ThreadpoolController.limit``,
+    which reads every library's information on each call)."""
+    return tuple(library for library in _blas().lib_controllers if library.user_api == "blas")
 
 
 def _as_controller(change: Callable[[], Any]) -> Any:
@@ -78,6 +86,13 @@ def _as_controller(change: Callable[[], Any]) -> Any:
             release(force=True)
 
 
+def _set_blas_counts(counts: list[int]) -> None:
+    """Each BLAS library on its count of ``counts`` (those already so left alone)."""
+    for library, count in zip(_blas_libraries(), counts, strict=True):
+        if library.get_num_threads() != count:
+            _as_controller(partial(library.set_num_threads, count))
+
+
 @contextmanager
 def blas_threads(limit: int | None) -> Iterator[None]:
     """BLAS limited to ``limit`` threads inside the block (None: unchanged). Safe from several
@@ -88,19 +103,15 @@ def blas_threads(limit: int | None) -> Iterator[None]:
         return
     with _BLAS_LOCK:
         if not _blas_limits:
-            _blas_original.append(_as_controller(lambda: _blas().limit(limits=limit, user_api="blas")))
+            _blas_original.append([library.get_num_threads() for library in _blas_libraries()])
         _blas_limits.append(limit)
-        if len(_blas_limits) > 1:
-            _as_controller(lambda: _blas().limit(limits=min(_blas_limits), user_api="blas"))
+        _set_blas_counts([min(_blas_limits)] * len(_blas_libraries()))
     try:
         yield
     finally:
         with _BLAS_LOCK:
             _blas_limits.remove(limit)
-            if _blas_limits:
-                _as_controller(lambda: _blas().limit(limits=min(_blas_limits), user_api="blas"))
-            else:
-                _as_controller(_blas_original.pop().restore_original_limits)
+            _set_blas_counts([min(_blas_limits)] * len(_blas_libraries()) if _blas_limits else _blas_original.pop())
 
 
 def blas_thread_count() -> int:

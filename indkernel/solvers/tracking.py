@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-import pandas as pd
 from numba.extending import register_jitable
 from sklearn.exceptions import ConvergenceWarning
 
@@ -22,7 +21,7 @@ from .._progress import tqdm
 from .._validation import check_positive_scalar
 from ..core.certificate import BOUNDS, Certificate
 from ..core.feasible_set import FeasibleSet
-from .result import HISTORY_COLUMNS, SolveResult
+from .result import SolveResult
 
 #: Where the round-off allowance alone exceeds the target, a gap within this many allowances ends
 #: the run (status "roundoff") once the iterates stall: the objective values a method compares are
@@ -460,6 +459,6 @@ class Run:
         assert self.status is not None and self.reason is not None  # iterations() always ends with a stop
         return SolveResult(alpha=self.alpha, lower=float(self.lower), upper=float(self.upper), status=self.status,
                            stop_reason=self.reason, iterations=self.completed, seconds=self.seconds,
-                           history=pd.DataFrame(self._rows, columns=HISTORY_COLUMNS), method=self.method,
+                           _history_rows=list(self._rows), method=self.method,
                            fallbacks=getattr(self.problem.oracle, "fallbacks", 0) - self._fallbacks,
                            details=self.details, scale=float(self.scale), certificate=self.certificate)
