@@ -1,6 +1,7 @@
 """Every method reaches the optimum of the formulations, with certified bounds all the way."""
 
 import inspect
+import pickle
 import time
 import warnings
 
@@ -267,6 +268,24 @@ def test_a_saved_result_loads_back_equal_without_pickle(method, tmp_path):
     assert repr(loaded) == repr(result)
     with np.load(tmp_path / "run.npz", allow_pickle=False) as stored:
         assert sorted(stored.files) == ["alpha", "header", "history"]
+
+
+def test_a_results_history_holds_the_brackets_its_callback_saw_read_before_or_after_pickling():
+    """The history becomes a DataFrame when first read: a result pickled before that reads the same
+    one, with one row per certified check the callback was given (its iteration and the run's
+    bracket then), iteration an integer column."""
+    K0, y = FACTORIES["random"](15, 4)
+    states = []
+    result = solve(SVMProblem(K0, y, C=2.0), "newton", tol=1e-8, callback=states.append)
+    unread = pickle.loads(pickle.dumps(result))
+    history = result.history
+    assert history is result.history  # made once
+    pd.testing.assert_frame_equal(unread.history, history)
+    assert list(history.columns) == ["iteration", "time", "lower", "upper", "gap", "scale"]
+    assert history.iteration.dtype.kind == "i" and len(history) == len(states) > 2
+    assert history.iteration.tolist() == [state.iteration for state in states]
+    np.testing.assert_array_equal(history.lower, [state.lower for state in states])
+    np.testing.assert_array_equal(history.upper, [state.upper for state in states])
 
 
 def test_result_files_refuse_what_they_cannot_read_or_write(tmp_path):
