@@ -46,13 +46,6 @@ def limited_threads(count: int) -> Iterator[None]:
         numba.set_num_threads(previous)
 
 
-@cache
-def _blas() -> ThreadpoolController:
-    """One controller of the loaded BLAS libraries: building one scans them (~3 ms, once per
-    limit with ``threadpool_limits``, which a fit of 45 one-vs-one problems paid 90 times)."""
-    return ThreadpoolController()
-
-
 #: The BLAS limits of the blocks inside :func:`blas_threads` now, from every Python thread, and the
 #: caller's thread counts (one per BLAS library) saved by the first: BLAS's thread count is one
 #: setting of the process, so blocks in several threads share it and the last one out restores it.
@@ -63,10 +56,10 @@ _blas_original: list[list[int]] = []
 
 @cache
 def _blas_libraries() -> tuple:
-    """threadpoolctl's controllers of the loaded BLAS libraries, found once: a block reads and sets
-    their counts directly (a block about 50 µs, against 86 µs through ``ThreadpoolController.limit``,
-    which reads every library's information on each call)."""
-    return tuple(library for library in _blas().lib_controllers if library.user_api == "blas")
+    """threadpoolctl's controllers of the loaded BLAS libraries, found once (a scan of them costs
+    ~3 ms): a block reads and sets their counts directly (about 50 µs a block, against 86 µs through
+    ``ThreadpoolController.limit``, which reads every library's information on each call)."""
+    return tuple(library for library in ThreadpoolController().lib_controllers if library.user_api == "blas")
 
 
 def _as_controller(change: Callable[[], Any]) -> Any:
@@ -86,9 +79,12 @@ def _as_controller(change: Callable[[], Any]) -> Any:
             release(force=True)
 
 
-def _set_blas_counts(counts: list[int]) -> None:
-    """Each BLAS library on its count of ``counts`` (those already so left alone)."""
-    for library, count in zip(_blas_libraries(), counts, strict=True):
+def _apply_blas_limits() -> None:
+    """Each BLAS library on the smallest limit of the open blocks, or on the caller's count once none
+    is open (under ``_BLAS_LOCK``); a library already there is left alone."""
+    libraries = _blas_libraries()
+    counts = [min(_blas_limits)] * len(libraries) if _blas_limits else _blas_original.pop()
+    for library, count in zip(libraries, counts, strict=True):
         if library.get_num_threads() != count:
             _as_controller(partial(library.set_num_threads, count))
 
@@ -105,18 +101,18 @@ def blas_threads(limit: int | None) -> Iterator[None]:
         if not _blas_limits:
             _blas_original.append([library.get_num_threads() for library in _blas_libraries()])
         _blas_limits.append(limit)
-        _set_blas_counts([min(_blas_limits)] * len(_blas_libraries()))
+        _apply_blas_limits()
     try:
         yield
     finally:
         with _BLAS_LOCK:
             _blas_limits.remove(limit)
-            _set_blas_counts([min(_blas_limits)] * len(_blas_libraries()) if _blas_limits else _blas_original.pop())
+            _apply_blas_limits()
 
 
 def blas_thread_count() -> int:
     """The threads BLAS may use now (the largest count of the loaded BLAS libraries)."""
-    return max((library["num_threads"] for library in _blas().select(user_api="blas").info()), default=1)
+    return max((library.get_num_threads() for library in _blas_libraries()), default=1)
 
 
 @contextmanager
