@@ -364,6 +364,46 @@ def test_a_refined_check_goes_on_from_the_last_dual_point(monkeypatch):
     assert all(point is not None for point in starts[1:-1])
 
 
+def test_the_rounds_hand_over_to_the_formed_solves_once_they_stall(monkeypatch):
+    """The tight search from a point off the maximizer's face (pg's 50th iterate, from the dual point
+    of the refined bound at its 40th, as a run's check goes on): its Newton–CG rounds go on while
+    each halves the bound's distance from its proof (``gap / gain``: ``ROUND_PROGRESS``) and hand
+    over to libsvm's solve at the first that does not, before ``NEWTON_ROUNDS``; the exact solve
+    ends the search, its point needing no round; the bound within ``TIGHTNESS`` of the exact
+    natural gap all the same."""
+    from indkernel.core import fixed_kernel
+    from indkernel.core.certificate import certify
+    from indkernel.solvers import active_set_qp
+
+    problem = svm(60, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        previous, alpha = (solve(problem, "pg", tol=1e-14, max_iter=steps, bound="free").alpha for steps in (40, 50))
+    start, lower = certify(problem, previous, bound="refined").dual_point, problem.objective(alpha)
+    events = []
+    newton = fixed_kernel._Search.newton
+
+    def round_(search, cg_steps):
+        newton(search, cg_steps)
+        events.append((search.best - lower) / search.gain)
+
+    def named(function, name):
+        return lambda *args: events.append(name) or function(*args)
+
+    monkeypatch.setattr(fixed_kernel._Search, "newton", round_)
+    monkeypatch.setattr(fixed_kernel, "_libsvm_point", named(fixed_kernel._libsvm_point, "libsvm"))
+    monkeypatch.setattr(fixed_kernel, "EXACT_SOLVES", [named(active_set_qp.dual_qp_point, "highs"),
+                                                       *fixed_kernel.EXACT_SOLVES[1:]])
+    bound = certify(problem, alpha, bound="tight", start=start)
+    rounds = events[:events.index("libsvm")]
+    assert 2 <= len(rounds) < fixed_kernel.NEWTON_ROUNDS and fixed_kernel.ROUND_PROGRESS == 0.5
+    assert all(later < 0.5 * earlier for earlier, later in zip(rounds[:-2], rounds[1:-1], strict=True))
+    assert rounds[-1] >= 0.5 * rounds[-2] > 0.5 * TIGHTNESS  # stalled short of the proof
+    assert events[-1] == "highs" and events.count("libsvm") == 1
+    natural = natural_upper(svm, 60, 3, alpha) - problem.objective(alpha)
+    assert natural <= bound.gap <= TIGHTNESS * natural + bound.allowance
+
+
 def singular_iterate(builder):
     """A problem of n = 60 (seed 4), pg's 20th iterate on it and K*(α) there, which is singular."""
     p = builder(60, 4)

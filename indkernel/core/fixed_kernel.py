@@ -16,7 +16,8 @@ is the dual at x = α on the same kernel, Danskin), so once ``upper - f(α) <= T
 q(α))`` the certified gap is at most ``TIGHTNESS`` times the exact natural gap, and the solve stops.
 
 Where Newton–CG's face identification is slow (hundreds of variables to move to their bounds
-near the optimum), the machine is solved on the formed K* (O(n³) once): libsvm at a loose
+near the optimum: rounds that stall say so, ``ROUND_PROGRESS``), the
+machine is solved on the formed K* (O(n³) once): libsvm at a loose
 tolerance (``LIBSVM_TOLERANCE``, at most ``LIBSVM_CAP`` iterations per variable: SMO finds the face
 fast), then, where its point polished still leaves the bound unproven, the machine's dual QP by
 the exact solves (``EXACT_SOLVES``): HiGHS's active-set method
@@ -52,11 +53,20 @@ CG_STEPS, CG_RESIDUAL = 50, 1e-6
 MAX_HALVINGS = 30
 #: A gap within this many round-off allowances is noise: nothing to prove (the solvers' "roundoff" stop).
 NOISE_MULTIPLE = 4
-#: Newton–CG rounds before the formed kernel's solves take over; libsvm's tolerance there and its
-#: cap in iterations per variable; under a time budget a first call of at most ``LIBSVM_PROBE``
-#: iterations per variable measures libsvm's rate, and a second, where the first stopped at its cap,
-#: gets what ``LIBSVM_TIME_SHARE`` of the seconds left allows (:func:`_libsvm_beta`).
+#: Newton–CG rounds at most (from each point: the start, each formed solve's).
 NEWTON_ROUNDS = 4
+#: Before a formed solve, the rounds go on only while each cuts the bound's distance from its proof
+#: (``gap / gain``, which ``TIGHTNESS`` ends) to this fraction of the last round's or less. Rounds on
+#: the maximizer's face do: of the ten searches the rounds ended among the tight searches of pg, apg
+#: and ACCPM on USPS 3 vs 5 (n = 100 … 500, three ρ, absolute 0.1 … 0.001), nine (37 → 3.3,
+#: 71 → 3.9 → 1.1, 3.9 → 1.2, ...). Off it they stall (100 → 95 → 91 → 89 at a check of pg at n = 500,
+#: where the rounds took a third of the tight searches' time and ended none of them), and the next
+#: solve's point is time better spent.
+ROUND_PROGRESS = 0.5
+#: libsvm's tolerance on the formed kernel and its cap in iterations per variable; under a time
+#: budget a first call of at most ``LIBSVM_PROBE`` iterations per variable measures libsvm's rate, and
+#: a second, where the first stopped at its cap, gets what ``LIBSVM_TIME_SHARE`` of the seconds left
+#: allows (:func:`_libsvm_beta`).
 LIBSVM_TOLERANCE, LIBSVM_CAP, LIBSVM_PROBE, LIBSVM_TIME_SHARE = 1e-3, 100, 20, 0.5
 #: The exact solves of the machine on a formed kernel after libsvm's, in turn, each ``solve(problem,
 #: K, budget) -> x`` (a point of A, or None where it fails or no time is left): HiGHS's active-set
@@ -195,8 +205,9 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
                        formed: bool = True, budget=None, start: np.ndarray | None = None) -> FixedKernelBound:
     """The smallest primal bound found on ``max_{x ∈ A} q(x)`` from x = α (module docstring):
     Newton–CG rounds, then (``formed=True``) libsvm and the exact solves on the formed K*,
-    each of their points polished by Newton–CG rounds, until the bound is proven within
-    ``TIGHTNESS`` of the natural gap or within ``target`` of ``f(α)``.
+    each of their points polished by Newton–CG rounds (before the next solve only while they make
+    progress, ``ROUND_PROGRESS``), until the bound is proven within ``TIGHTNESS`` of the natural gap
+    or within ``target`` of ``f(α)``.
 
     Parameters
     ----------
@@ -209,8 +220,8 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
         more; where the natural gap may be below it, tightness is proven to a tenth of
         ``TIGHTNESS - 1`` so that the bound reaches it too.
     max_rounds, cg_steps : int
-        The Newton–CG budget; the cheap ``"refined"`` certificate is a few rounds of few steps
-        without the formed kernel's solves.
+        The Newton–CG budget (rounds from each point); the cheap ``"refined"`` certificate is a few
+        rounds of few steps without the formed kernel's solves.
     formed : bool
         Whether the machine may be solved on the formed K* (not for an oracle whose K* lives on a device).
     budget : callable, optional
@@ -232,22 +243,27 @@ def fixed_kernel_bound(problem, alpha: np.ndarray, point: ProxyPoint, lower: flo
             return True
         return gap <= (TIGHTNESS if gain > target else 1.0 + (TIGHTNESS - 1.0) / 10) * gain + floor
 
-    def polish() -> None:
+    def polish(solve_next: bool) -> None:
+        distance = np.inf
         for _ in range(max_rounds):
             if tight() or not search.gradient_projection():
                 return
             search.newton(cg_steps)
+            last, distance = distance, (search.best - lower) / search.gain if search.gain > 0 else np.inf
+            if solve_next and not distance < ROUND_PROGRESS * last:
+                return  # stalled: off the maximizer's face
 
-    polish()
-    if formed and not tight():
+    solves = (_libsvm_point, *EXACT_SOLVES) if formed else ()
+    polish(bool(solves))
+    if solves and not tight():
         K = problem.proxy_kernel(alpha)
-        for solve in (_libsvm_point, *EXACT_SOLVES):
+        for k, solve in enumerate(solves):
             x = solve(problem, K, budget)
             if x is None:
                 continue
             v = problem.oracle_u(x)
             search.move_to(x, v, search.point.multiply(v))
-            polish()
+            polish(k < len(solves) - 1)
             if tight():
                 break
     return FixedKernelBound(v=search.best_v, gain=float(search.gain), x=search.best_x)
