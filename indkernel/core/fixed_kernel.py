@@ -56,11 +56,11 @@ NOISE_MULTIPLE = 4
 #: Newton–CG rounds at most (from each point: the start, each formed solve's).
 NEWTON_ROUNDS = 4
 #: Before a formed solve, the rounds go on only while each cuts the bound's distance from its proof
-#: (``gap / gain``, which ``TIGHTNESS`` ends) to this fraction of the last round's or less. Rounds on
-#: the maximizer's face do: of the ten searches the rounds ended among the tight searches of pg, apg
-#: and ACCPM on USPS 3 vs 5 (n = 100 … 500, three ρ, absolute 0.1 … 0.001), nine (37 → 3.3,
-#: 71 → 3.9 → 1.1, 3.9 → 1.2, ...). Off it they stall (100 → 95 → 91 → 89 at a check of pg at n = 500,
-#: where the rounds took a third of the tight searches' time and ended none of them), and the next
+#: (``gap / gain``, which ``TIGHTNESS`` ends) below this fraction of the last round's: on the
+#: maximizer's face they do, off it they stall. Of the ten tight searches the rounds ended in runs of
+#: pg (n = 100 … 500) and ACCPM (n = 100, 200) on USPS 3 vs 5 (ρ = 0.1, 1, 10; absolute 0.1 … 0.001),
+#: the rule keeps nine (37 → 3.3 → proven, 71 → 3.9 → 1.1 → proven); at pg's checks at n = 500 the
+#: rounds ended none and took 28–33 % of the searches' time (100 → 95 → 91 → 89), where the next
 #: solve's point is time better spent.
 ROUND_PROGRESS = 0.5
 #: libsvm's tolerance on the formed kernel and its cap in iterations per variable; under a time
