@@ -48,7 +48,7 @@ SVM_CASES.append(("digits", digits_simpson, 24, 5, 1.0))
 
 @pytest.mark.parametrize("name, factory, n, seed, rho", SVM_CASES)
 def test_strong_duality_and_the_proxy_kernel(solver, name, factory, n, seed, rho):
-    """min-max primal = max-min; its K is eq:kstar at the max-min's α; indkernel agrees there."""
+    """min-max primal = max-min; its K, and the max-min's P, are eq:kstar at the max-min's α; indkernel agrees there."""
     K0, y = factory(n, seed)
     C = np.random.default_rng(seed).uniform(0.5, 3.0, n)
     maxmin, minmax = F.maxmin_sdp(K0, y, C, rho), F.minmax_primal(K0, y, C, rho)
@@ -59,8 +59,14 @@ def test_strong_duality_and_the_proxy_kernel(solver, name, factory, n, seed, rho
     alpha = p.project(maxmin.variables["alpha"].value)
     K_star = p.proxy_kernel(alpha)
     assert np.abs(minmax.variables["K"].value - K_star).max() <= tol["kernel"] * np.abs(K_star).max()
-    np.testing.assert_allclose(maxmin.variables["P"].value, K_star, atol=tol["kernel"] * np.abs(K_star).max())
     assert rel(p.objective(alpha), p_maxmin) <= tol["value"]
+    # P at the optimum is K*: (α, K*) satisfies the model's constraints and attains its optimum, and
+    # P is unique there (the objective is strictly concave in P). Not the solver's P: an interior-point
+    # solve that stops "almost solved" has P to about the square root of its residuals (Clarabel's is
+    # 4e-6 off K* here and was 4e-4 off on another machine, at the same settings)
+    maxmin.variables["alpha"].value, maxmin.variables["P"].value = alpha, K_star
+    assert max(constraint.violation().max() for constraint in maxmin.problem.constraints) <= 1e-10 * np.abs(K_star).max()
+    assert rel(maxmin.problem.objective.value, p_maxmin) <= tol["value"]
     assert p.certify(alpha).gap <= tol["gap"] * abs(p_maxmin)
 
 
