@@ -1,5 +1,8 @@
 """The rank-one eigenvalue update against a dense eigh, and the O(n²) oracle against the eigh oracle."""
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 from problems import digits_simpson, random_indefinite
@@ -229,6 +232,32 @@ def test_compile_oracle_covers_every_array_type_a_solve_passes():
     done = subprocess.run([sys.executable, "-c", AFTER_COMPILE_ORACLE], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+ORACLE_POINT = """
+import numpy as np
+from indkernel import SVMProblem
+rng = np.random.default_rng(3)
+X = rng.standard_normal((30, 30))
+problem = SVMProblem((X + X.T) / 2, np.where(rng.random(30) < 0.5, 1.0, -1.0), C=1.0)
+print(repr(float(problem.proxy_kernel(problem.project(np.full(30, 0.5))).sum())))
+"""
+
+
+def test_a_new_process_runs_the_oracle_from_numbas_cache():
+    """The oracle's compiled point calls parallel functions; numba before 0.63 did not restore
+    those when it loaded the caller from its on-disk cache, so the first point in every process
+    after the one that compiled it segfaulted (numba 0.60-0.62; its 0.63 release notes: "Fix the
+    caching of functions that call parallel=True functions"). Hence the floor numba>=0.63."""
+    import subprocess
+    import sys
+
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(ORACLE_POINT, namespace)  # compiles here (writing numba's cache) unless a cache was read
+    done = subprocess.run([sys.executable, "-c", ORACLE_POINT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit status {done.returncode}: {done.stderr[:1500]}"
+    assert done.stdout == printed.getvalue()
 
 
 @pytest.mark.slow  # compiles the oracle from scratch in a new process (2-3 minutes)

@@ -684,7 +684,7 @@ def compile_oracle() -> None:
     """Compile the functions above, once per process, for the array types the oracle passes them.
 
     Numba compiles at a function's first call (on a new install, for all of them on 2 cores:
-    2-3 minutes with numba 0.68, 8 with its floor 0.60; later, loading numba's on-disk cache: 0.5-3 s). :func:`indkernel.solve` calls this
+    2-3 minutes with numba 0.68, 2 with its floor 0.63; later, loading numba's on-disk cache: 0.5-3 s). :func:`indkernel.solve` calls this
     before its clock starts, so ``time_limit`` counts the solve and not the compiler. The small
     update below takes every path: a deflated component, a rotation, a root, the vectors and
     sums with and without deflation, and the products with a writable and a read-only ``V0``
