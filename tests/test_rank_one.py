@@ -251,11 +251,16 @@ def test_a_new_process_runs_the_oracle_from_numbas_cache():
     caching of functions that call parallel=True functions"). Hence the floor numba>=0.63."""
     import subprocess
     import sys
+    from pathlib import Path
+
+    import indkernel
 
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         exec(ORACLE_POINT, namespace)  # compiles here (writing numba's cache) unless a cache was read
-    done = subprocess.run([sys.executable, "-c", ORACLE_POINT], capture_output=True, text=True, timeout=300)
+    # run beside the package this process imported (a checkout's or an install's): the same cache
+    beside = Path(indkernel.__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", ORACLE_POINT], capture_output=True, text=True, timeout=300, cwd=beside)
     assert done.returncode == 0, f"exit status {done.returncode}: {done.stderr[:1500]}"
     assert done.stdout == printed.getvalue()
 
