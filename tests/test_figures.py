@@ -328,16 +328,21 @@ def test_kernel_times_quick():
 def test_model_selection_quick(tmp_path, capsys):
     """The grid-search benchmark on the digits with a 2 × 2 grid: a row per search, the ratios to
     denoise's search in the same setting (one process, or two workers), every fit certified, the
-    CSV written, how far the goal is."""
+    CSV written, how far the goal is and the floor under it (36 fits at the grid's first point)."""
     table = load("model_selection").main(1, quick=True, out=tmp_path / "model_selection.csv").set_index("search")
     grids = table[table.index.str.startswith("indefinite")]
+    printed = capsys.readouterr().out
     assert (f"goal 6x denoise's grid: met by {int((grids.ratio_max <= 6).sum())} of {len(grids)} (data set, search) "
-            "pairs") in capsys.readouterr().out
+            "pairs") in printed
+    point = table.loc["point: indefinite"]
+    assert f"36 fits at the grid's first point would cost {6 * point.ratio_min:.1f}-{6 * point.ratio_max:.1f}x" in printed
+    assert "the grid's first point (C=1, rho=0.1): " in printed
     assert list(table.index) == ["denoise", "indefinite", "indefinite, no store", "indefinite, warm path",
                                  "denoise, n_jobs=2", "indefinite, n_jobs=2", "indefinite, warm path, n_jobs=2",
-                                 "fit: denoise", "fit: indefinite"]
-    for baseline in ("denoise", "denoise, n_jobs=2", "fit: denoise"):
+                                 "fit: denoise", "fit: indefinite", "point: denoise", "point: indefinite"]
+    for baseline in ("denoise", "denoise, n_jobs=2", "fit: denoise", "point: denoise"):
         assert table.ratio_min[baseline] == table.ratio_max[baseline] == 1.0
+    assert point.seconds_max < table.seconds_min["indefinite"]  # one fit, a grid
     parallel = table.loc["indefinite, n_jobs=2"]
     assert parallel.ratio_min == pytest.approx(parallel.seconds_min / table.seconds_min["denoise, n_jobs=2"])  # one repeat
     assert table.seconds_min["fit: indefinite"] < table.seconds_min["indefinite"]  # one fit, a grid
