@@ -122,42 +122,29 @@ def _timed(search, K: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     return seconds, sum(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
-def timed_fits(K: np.ndarray, y: np.ndarray, repeats: int) -> dict[str, list[float]]:
-    """Seconds of single fits on the first fold's training block at C = ρ = 1, denoise's and
-    Indefinite SVM's alternately, each from scratch (the store emptied: its eigendecomposition
-    included, as denoise's), ``max(repeats, 3)`` of each."""
+def timed_fits(K: np.ndarray, y: np.ndarray, repeats: int, *, C: float = 1.0, rho: float = 1.0, kind: str = "fit",
+               stored: bool = False) -> tuple[dict[str, list[float]], int]:
+    """Seconds of single fits at (C, ρ) on the first fold's training block, denoise's and Indefinite
+    SVM's alternately, ``max(repeats, 3)`` of each (rows ``<kind>: denoise`` and ``<kind>: indefinite``):
+    each from scratch (the store emptied: its eigendecomposition included, as denoise's), or with
+    ``stored`` the block's spectrum in the store, as every grid point after the fold's first has it
+    (an untimed round first puts it there); and Indefinite SVM's Newton iterations there (summed over
+    its binary problems)."""
     cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
     rows = next(cv.split(K, y))[0]
     K_fold, y_fold = np.ascontiguousarray(K[np.ix_(rows, rows)]), y[rows]
-    fits = {"fit: denoise": SpectrumSVC("denoise", C=1.0, class_weight="authors"),
-            "fit: indefinite": IndefiniteSVC(C=1.0, rho=1.0, class_weight="authors", tol=TOL)}
+    fits = {f"{kind}: denoise": SpectrumSVC("denoise", C=C, class_weight="authors"),
+            f"{kind}: indefinite": IndefiniteSVC(C=C, rho=rho, class_weight="authors", tol=TOL)}
     seconds: dict[str, list[float]] = {name: [] for name in fits}
-    for _ in range(max(repeats, 3)):
+    for round_ in range(max(repeats, 3) + stored):
         for name, estimator in fits.items():
-            spectrum_cache.clear()
+            if not stored:
+                spectrum_cache.clear()
             start = time.perf_counter()
             estimator.fit(K_fold, y_fold)
-            seconds[name].append(time.perf_counter() - start)
-    return seconds
-
-
-def timed_points(K: np.ndarray, y: np.ndarray, C: float, rho: float, repeats: int) -> tuple[dict[str, list[float]], int]:
-    """Seconds of single fits at (C, ρ) on the first fold's training block with its spectrum in the
-    store (one untimed fit of each first), denoise's and Indefinite SVM's alternately, ``max(repeats, 3)``
-    of each; and Indefinite SVM's Newton iterations there (summed over its binary problems)."""
-    cv = model_selection.StratifiedKFold(FOLDS, shuffle=True, random_state=0)
-    rows = next(cv.split(K, y))[0]
-    K_fold, y_fold = np.ascontiguousarray(K[np.ix_(rows, rows)]), y[rows]
-    points = {"point: denoise": SpectrumSVC("denoise", C=C, class_weight="authors"),
-              "point: indefinite": IndefiniteSVC(C=C, rho=rho, class_weight="authors", tol=TOL)}
-    seconds: dict[str, list[float]] = {name: [] for name in points}
-    for _ in range(max(repeats, 3) + 1):  # the first round untimed: it decomposes the block
-        for name, estimator in points.items():
-            start = time.perf_counter()
-            estimator.fit(K_fold, y_fold)
-            seconds[name].append(time.perf_counter() - start)
-    iterations = int(np.sum(points["point: indefinite"].n_iter_))
-    return {name: values[1:] for name, values in seconds.items()}, iterations
+            if not stored or round_ > 0:
+                seconds[name].append(time.perf_counter() - start)
+    return seconds, int(np.sum(fits[f"{kind}: indefinite"].n_iter_))
 
 
 def main(repeats: int = 2, names=DATASETS, *, quick: bool = False, out: Path = OUT) -> pd.DataFrame:
@@ -189,15 +176,15 @@ def main(repeats: int = 2, names=DATASETS, *, quick: bool = False, out: Path = O
                 seconds[search].append(elapsed)
                 short[search] = max(short[search], warned)
         spectrum_cache.set_budget(spectrum_cache.DEFAULT_BUDGET)
-        fits = timed_fits(K, y, repeats)
-        points, iterations = timed_points(K, y, Cs[0], rhos[0], repeats)
+        fits, _ = timed_fits(K, y, repeats)
+        points, iterations = timed_fits(K, y, repeats, C=Cs[0], rho=rhos[0], kind="point", stored=True)
         seconds.update(fits | points)
         short.update(dict.fromkeys(fits | points, 0))
         print(f"{name:>18} n={len(y):4d} the grid's first point (C={Cs[0]:g}, rho={rhos[0]:g}): {iterations} Newton "
               "iteration(s)", flush=True)
         for search, values in seconds.items():
-            kind = search.split(":")[0]
-            baseline = f"{kind}: denoise" if ":" in search else "denoise" + (parallel if parallel in search else "")
+            baseline = (f"{search.split(':')[0]}: denoise" if ":" in search
+                        else "denoise" + (parallel if parallel in search else ""))
             ratios = np.array(values) / np.array(seconds[baseline])
             rows.append(dict(data=name, n=len(y), search=search, seconds_min=min(values), seconds_max=max(values),
                              ratio_min=ratios.min(), ratio_max=ratios.max(), fits_short_of_tol=short[search]))
