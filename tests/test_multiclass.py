@@ -4,12 +4,16 @@ eigendecomposition for every one-vs-rest problem, per-problem certificates and w
 weights, grid search, pickling, baselines."""
 
 import itertools
+import multiprocessing
+import os
 import pickle
+import threading
 import warnings
 
 import numpy as np
 import pytest
 import scipy.linalg
+import threadpoolctl
 from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
@@ -18,7 +22,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 
 from indkernel import IndefiniteSVC, PerturbSVC
-from indkernel.core import proxy, threads
+from indkernel.core import proxy, spectrum_cache, threads
 from indkernel.core.proxy import RankOneProxy
 from indkernel.estimators.baselines import ModSVC, SpectrumSVC, spectrum_transform
 from indkernel.kernels import simpson
@@ -191,6 +195,68 @@ def test_already_decomposed_oracles_are_not_decomposed_again(four_digits):
     assert oracles[0].spectrum is first and len(calls) == 2
     proxy.decompose_concurrently(oracles, lambda: calls.append(1))
     assert len(calls) == 2
+
+
+def _decomposition_threads(oracles, monkeypatch) -> list[str]:
+    """The names of the threads that decompose ``oracles`` (:func:`proxy.decompose_concurrently`; none
+    from the store of spectra)."""
+    spectrum_cache.clear()
+    names, original = [], np.linalg.eigh
+    monkeypatch.setattr(np.linalg, "eigh", lambda A: names.append(threading.current_thread().name) or original(A))
+    proxy.decompose_concurrently(oracles)
+    monkeypatch.undo()
+    return names
+
+
+def test_the_decompositions_run_on_threads_kept_for_the_next_call_or_on_the_callers_alone(four_digits, monkeypatch):
+    X, y, _, _ = four_digits
+    blocks = [simpson(X[(y == a) | (y == b)]) for a, b in itertools.combinations(range(4), 2)]
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        if threads.blas_thread_count() != 2:
+            pytest.skip("BLAS does not take two threads here")
+        first = _decomposition_threads([RankOneProxy(K) for K in blocks[:3]], monkeypatch)
+        second = _decomposition_threads([RankOneProxy(K) for K in blocks[3:]], monkeypatch)
+    assert len(first) == len(second) == 3 and all(name.startswith("indkernel-eigh") for name in first + second)
+    alive = {thread.name for thread in threading.enumerate()}
+    assert set(first + second) <= alive and len(set(first + second)) <= 2  # kept, and no more than two
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        alone = _decomposition_threads([RankOneProxy(K) for K in blocks[:2]], monkeypatch)
+    assert alone == [threading.current_thread().name] * 2
+
+
+def _decompose_in_child(blocks, queue) -> None:
+    spectrum_cache.clear()  # (the parent's store came with the fork)
+    oracles = [RankOneProxy(K) for K in blocks]
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        proxy.decompose_concurrently(oracles)
+    queue.put([oracle.spectrum[0] for oracle in oracles])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_forked_process_decomposes_on_threads_of_its_own(four_digits):
+    """The parent's kept threads are not in a forked child (a pool that counted them would wait forever)."""
+    X, y, _, _ = four_digits
+    blocks = [simpson(X[(y == a) | (y == b)]) for a, b in itertools.combinations(range(4), 2)][:2]
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        if threads.blas_thread_count() != 2:
+            pytest.skip("BLAS does not take two threads here")
+        spectrum_cache.clear()
+        proxy.decompose_concurrently([RankOneProxy(K) for K in blocks])  # the parent's threads, idle now
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (Python >= 3.12 on forking a threaded process)
+        child = context.Process(target=_decompose_in_child, args=(blocks, queue))
+        child.start()
+    try:
+        values = queue.get(timeout=60)
+    finally:
+        child.join(timeout=10)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0
+    for d, K in zip(values, blocks, strict=True):
+        np.testing.assert_allclose(d, scipy.linalg.eigvalsh(K), atol=1e-12 * np.abs(d).max())
 
 
 def test_an_uncertified_problem_warns_naming_its_class(four_digits):

@@ -14,10 +14,11 @@ fixed decomposition of ``K0`` (section "Computing proxy kernels") are interchang
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent import futures
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 import scipy.linalg
@@ -232,22 +233,37 @@ class EighProxy:
 
 def decompose_concurrently(oracles: Sequence[EighProxy], done: Callable[[], object] = lambda: None) -> None:
     """Compute (and cache) several oracles' eigendecompositions, as many at a time as BLAS has
-    threads, each on one thread; ``done()`` after each.
+    threads, each on one thread (with one BLAS thread, in the calling thread); ``done()`` after each.
 
     For the one-vs-one pairs: their matrices (a few hundred rows at n = 2000) are too small for
     BLAS's threads to pay, but two decompositions at once nearly halve the time. They run in
     numpy's ``eigh`` (LAPACK's syevd, which releases the GIL, as scipy's wrapper does not; its
     2n² workspace is small at these sizes), the vectors stored Fortran-ordered as scipy's, for the
     rank-one oracle's column products. One oracle's spectrum stays scipy's (:attr:`EighProxy.spectrum`).
+    The threads are started once and kept (:func:`_decomposers`): started for each call, they cost a
+    small multiclass fit about what running two decompositions at once saves it.
     """
     pending = [oracle for oracle in oracles if "spectrum" not in vars(oracle)]
     if not pending:
         return
-    workers = max(1, min(blas_thread_count(), len(pending)))
-    with blas_threads(1), futures.ThreadPoolExecutor(workers) as pool:
-        for oracle, spectrum in zip(pending, pool.map(_cached_syevd, [o.K0 for o in pending]), strict=True):
+    workers = min(blas_thread_count(), len(pending))
+    matrices = [oracle.K0 for oracle in pending]
+    with blas_threads(1):
+        spectra = map(_cached_syevd, matrices) if workers <= 1 else _decomposers(workers).map(_cached_syevd, matrices)
+        for oracle, spectrum in zip(pending, spectra, strict=True):
             oracle.spectrum = spectrum
             done()
+
+
+@cache
+def _decomposers(workers: int) -> futures.ThreadPoolExecutor:
+    """The process's pool of ``workers`` threads for :func:`decompose_concurrently`, started on first use
+    (a forked child starts its own: the parent's threads are not in it)."""
+    return futures.ThreadPoolExecutor(workers, thread_name_prefix="indkernel-eigh")
+
+
+if hasattr(os, "register_at_fork"):  # (POSIX)
+    os.register_at_fork(after_in_child=_decomposers.cache_clear)
 
 
 def eigendecomposition(K0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
