@@ -961,6 +961,42 @@ def test_newton_search_cuts_a_step_far_too_long_in_a_few_tries():
     assert len(computed) == 4
 
 
+def test_after_an_extrapolated_first_step_the_next_direction_is_held_to_twice_its_length(monkeypatch):
+    """The run's first search extrapolates (t = 2 here: the quartic far from the start gains more
+    than the model); the next Newton direction's trust radius is then twice the first direction's
+    length, not the box's diagonal, from which it had overshot and been cut back. Later radii
+    follow the usual rule (the third direction's is the second's, a full step inside it)."""
+    from indkernel.core.rank_one import compile_oracle
+    from indkernel.solvers import projected_newton as module
+
+    compile_oracle()  # (the compiled iteration is built before its functions are wrapped here)
+    directions, steps = [], []
+    newton_direction, search = module.newton_direction, module._search
+
+    def recording_direction(*args):
+        direction, residual = newton_direction(*args)
+        directions.append((args[5], float(np.linalg.norm(direction))))  # (its radius, its length)
+        return direction, residual
+
+    def recording_search(*args):
+        found = search(*args)
+        steps.append(found[2])
+        return found
+
+    monkeypatch.setattr(module, "newton_direction", recording_direction)
+    monkeypatch.setattr(module, "_search", recording_search)
+    K0, y = FACTORIES["digits"](40, 0)
+    problem = SVMProblem(K0, y, C=1.0, rho=0.1)
+    monkeypatch.setitem(problem.__dict__, "compiled_objective", None)  # Python runs the iteration
+    monkeypatch.setattr(problem, "hessian_product_at", lambda x: problem.hessian(x).matvec)
+    assert solve(problem, "newton", tol=1e-6).status == "optimal"
+    (first_radius, first_length), (second_radius, second_length), (third_radius, _) = directions[:3]
+    assert first_radius == problem.feasible.diameter and steps[0] > 1.0
+    assert second_radius == pytest.approx(2 * first_length, rel=1e-12)
+    assert second_radius < 0.5 * problem.feasible.diameter
+    assert steps[1] == 1.0 and third_radius == second_radius > 2 * second_length
+
+
 def test_the_gradient_projection_step_stops_at_the_first_sufficient_ascent():
     """Projected Newton's face step takes the first L (doubling from a far too small one) whose
     step passes Armijo's test; the accelerated method's majorization asks a larger L of the same
