@@ -636,15 +636,19 @@ def test_refined_checks_need_neither_libsvm_nor_the_kernel_matrix(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("libsvm or the n×n kernel inside the solver loop")
 
-    K0, y = FACTORIES["random"](15, 2)
-    free = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, bound="free", max_iter=20_000)
+    problems = [FACTORIES["random"](15, seed) for seed in range(8)]
+    free = [solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, bound="free", max_iter=20_000) for K0, y in problems]
     monkeypatch.setattr(IndefiniteProblem, "libsvm_dual_coef", refuse)
     monkeypatch.setattr(ProxyPoint, "kernel", refuse)
-    refined = solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, max_iter=20_000, bound="refined")
-    assert refined.status == free.status == "optimal"
-    # 58 against 145 (against 828 while the searches allowed the certified round-off of f as noise
-    # and the free-bound run wandered near the optimum)
-    assert refined.iterations < free.iterations / 2
+    refined = [solve(SVMProblem(K0, y, C=2.0), "apg", tol=1e-9, max_iter=20_000, bound="refined")
+               for K0, y in problems]
+    assert {result.status for result in free + refined} == {"optimal"}
+    # Where the free bound stops at 1e-9 is decided by round-off (seed 2: 128 iterations at the
+    # floor versions of NumPy and SciPy, 735 at the newest), so the claim is made over eight
+    # problems: never more iterations, and under half of them in all (921 against 3889 and 694
+    # against 3018 in those two environments)
+    assert all(r.iterations <= f.iterations for r, f in zip(refined, free))
+    assert sum(r.iterations for r in refined) < sum(f.iterations for f in free) / 2
 
 
 def test_bound_must_be_a_known_name():
