@@ -647,7 +647,7 @@ def test_refined_checks_need_neither_libsvm_nor_the_kernel_matrix(monkeypatch):
     # floor versions of NumPy and SciPy, 735 at the newest), so the claim is made over eight
     # problems: never more iterations, and under half of them in all (921 against 3889 and 694
     # against 3018 in those two environments)
-    assert all(r.iterations <= f.iterations for r, f in zip(refined, free))
+    assert all(r.iterations <= f.iterations for r, f in zip(refined, free, strict=True))
     assert sum(r.iterations for r in refined) < sum(f.iterations for f in free) / 2
 
 
