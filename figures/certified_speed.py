@@ -17,6 +17,7 @@ against denoise (target <= 1.5 at n >= 500) and solve against one eigh (target <
     python figures/certified_speed.py --diagnose [--sizes 767]
     python figures/certified_speed.py --threads [--sizes 767 1000 1300 1540]
     python figures/certified_speed.py --orders --sizes 500 767 1540
+    python figures/certified_speed.py --parallel-from --sizes 400 500 600 700 767 1000
 
 ``--diagnose`` prints, at the first size, the distance of each bound to p* (from a 1e-10 Newton
 run) after 20, 40 and 60 apg iterations and after 3 to 8 Newton iterations: the lower bound f(α),
@@ -26,6 +27,10 @@ products with BLAS on all its threads and on one (why projected Newton limits BL
 the eigendecomposition of K0 on all BLAS threads and on one, with the Newton solve right after it
 (why it runs on one thread below ``indkernel.core.threads.EIGH_THREADS_FROM`` rows). ``--orders`` times
 the fit and the denoise fit in three orders (rested, alternated back to back, five in a row).
+``--parallel-from`` times the default fit per size with the rank-one oracle on numba's threads and on
+one, alternated on new subsets, once right after the kernel's computation (BLAS threads still
+spinning, as when a user fits the matrix just computed or a grid search scores a fold) and once
+after :data:`REST` (why the oracle runs on one thread below ``indkernel.core.threads.PARALLEL_FROM``).
 """
 
 from __future__ import annotations
@@ -181,6 +186,30 @@ def orders(sizes, repeats: int = 5) -> None:
             print(f"n = {n}, {name}: fit {fit:.3f} s, denoise {denoise:.3f} s, fit / denoise {fit / denoise:.2f}")
 
 
+def parallel_from(sizes, repeats: int = 7) -> None:
+    """The oracle's size rule: median ms of ``IndefiniteSVC(C, ρ).fit`` with the rank-one oracle on
+    numba's threads against one thread (``PARALLEL_FROM`` set to 0 or beyond n), alternated on the
+    same new subsets, the fit started right after the kernel's computation or after :data:`REST`."""
+    rule = thread_rules.PARALLEL_FROM
+    try:
+        for n in sizes:
+            for rest in (0.0, REST):
+                spent: dict[bool, list[float]] = {True: [], False: []}
+                for seed in range(repeats + 1):
+                    for parallel in (True, False) if seed % 2 else (False, True):
+                        thread_rules.PARALLEL_FROM = 0 if parallel else n + 1
+                        K0, y = problem_data(n, seed)  # the kernel's BLAS call, then the fit
+                        taken = seconds(lambda: IndefiniteSVC(C=C, rho=RHO).fit(K0, y), rest)[0]
+                        if seed:  # seed 0 warms up
+                            spent[parallel].append(taken)
+                threaded, one = (1e3 * float(np.median(spent[k])) for k in (True, False))
+                state = "after rest" if rest else "right after the kernel"
+                print(f"n = {n}, {state}: oracle on numba's threads {threaded:.1f} ms, on one {one:.1f} ms, "
+                      f"ratio {threaded / one:.2f}", flush=True)
+    finally:
+        thread_rules.PARALLEL_FROM = rule
+
+
 def markdown(frame: pd.DataFrame, methods=METHODS) -> str:
     head = ("| n | eigh (s) | denoise fit (s) | IndefiniteSVC fit 1e-3 (s) | fit / denoise | "
             + " | ".join(f"{m} 1e-6 (s, iterations) | {m} / eigh" for m in methods) + " |")
@@ -209,6 +238,8 @@ def main() -> None:
     parser.add_argument("--diagnose", action="store_true", help="the bound lag and a profile at the first size")
     parser.add_argument("--threads", action="store_true", help="the BLAS thread rules: Newton's at the first size, the "
                         "eigendecomposition's at every size")
+    parser.add_argument("--parallel-from", action="store_true",
+                        help="the oracle's thread rule: the fit with the oracle threaded and on one thread, per size")
     parser.add_argument("--orders", action="store_true",
                         help="fit / denoise at every size with the steps rested, alternated, and in a row")
     args = parser.parse_args()
@@ -219,8 +250,8 @@ def main() -> None:
     if args.diagnose:
         diagnose(args.sizes[0])
         return
-    if args.threads or args.orders:
-        (threads if args.threads else orders)(args.sizes)
+    if args.threads or args.orders or args.parallel_from:
+        (threads if args.threads else orders if args.orders else parallel_from)(args.sizes)
         return
     frame = table(args.sizes, args.full, args.repeats, args.methods)
     name = "certified-speed" if args.sizes else "certified-speed-full"

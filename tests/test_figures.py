@@ -1,6 +1,7 @@
 """Every script in figures/ runs its main(quick=True) on tiny data."""
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -390,6 +391,23 @@ def test_the_paper_figures_redrawn_share_one_colour_per_method_and_keep_legends_
             assert matplotlib.colors.same_color(colour, COLORS[method_of[label]]), label
     with pytest.raises(ValueError, match="convergence or timing"):
         redraw(tmp_path / "other_usps_full.csv")
+
+
+@pytest.mark.slow  # a benchmark script's smoke run (2 s)
+def test_the_oracle_thread_rule_is_measured_in_both_states_and_left_as_it_was(paper_data, capsys, monkeypatch):
+    from indkernel.core import threads
+
+    speed = load("certified_speed")
+    monkeypatch.setattr(speed, "REST", 0.01)
+    rule = threads.PARALLEL_FROM
+    speed.parallel_from([40, 60], repeats=1)
+    assert threads.PARALLEL_FROM == rule
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [f"n = {n}, {state}" for n in (40, 60)
+                                                      for state in ("right after the kernel", "after rest")]
+    for line in lines:
+        threaded, one, ratio = (float(x) for x in re.findall(r"(\d+\.\d+)(?: ms|$)", line))
+        assert threaded > 0 and one > 0 and ratio == pytest.approx(threaded / one, rel=0.02)
 
 
 @pytest.mark.slow
