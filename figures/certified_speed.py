@@ -29,7 +29,7 @@ the eigendecomposition of K0 on all BLAS threads and on one, with the Newton sol
 the fit and the denoise fit in three orders (rested, alternated back to back, five in a row).
 ``--parallel-from`` times the default fit per size with the rank-one oracle on numba's threads and on
 one, alternated on new subsets, once right after the kernel's computation (BLAS threads still
-spinning, as when a user fits the matrix just computed or a grid search scores a fold) and once
+spinning, as when a user fits the matrix just computed) and once
 after :data:`REST` (why the oracle runs on one thread below ``indkernel.core.threads.PARALLEL_FROM``).
 """
 

@@ -399,9 +399,19 @@ def test_the_oracle_thread_rule_is_measured_in_both_states_and_left_as_it_was(pa
 
     speed = load("certified_speed")
     monkeypatch.setattr(speed, "REST", 0.01)
+    threaded_fits = []  # per fit: whether the size rule gave its n the oracle's threads
+
+    class Recorded(speed.IndefiniteSVC):
+        def fit(self, X, y):
+            threaded_fits.append(len(y) >= threads.PARALLEL_FROM)
+            return super().fit(X, y)
+
+    monkeypatch.setattr(speed, "IndefiniteSVC", Recorded)
     rule = threads.PARALLEL_FROM
     speed.parallel_from([40, 60], repeats=1)
     assert threads.PARALLEL_FROM == rule
+    # each (n, state): a warm-up pair, then one fit each way
+    assert threaded_fits == [False, True, True, False] * 4
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == [f"n = {n}, {state}" for n in (40, 60)
                                                       for state in ("right after the kernel", "after rest")]

@@ -19,10 +19,10 @@ from threadpoolctl import ThreadpoolController
 #: Below this many poles the compiled rank-one update runs on the calling thread alone. Its threads
 #: speed a whole fit up by about a fifth from n = 400 on while BLAS is quiet, but BLAS threads left
 #: spinning by a call just before the fit (the kernel just computed, say) slow them down for about
-#: 0.1 s: a fit started right then took 1.33-1.44x its one-thread time at n = 500, 1.1-1.25x at
-#: 550, 1.02-1.10x at 600 and 0.81-0.99x from 650 on, where the eigendecomposition of K0 (on one BLAS thread) outlasts most of the spinning; from 600
-#: on the threads cost at most a tenth right after BLAS and save a fifth when it is quiet
-#: (``python figures/certified_speed.py --parallel-from``).
+#: 0.1 s: a fit started right then took 1.33-1.44x its one-thread time at n = 500, 1.11-1.25x at
+#: 550, 1.02-1.10x at 600 and 0.81-0.99x from 650 on, where the eigendecomposition of K0 (on one
+#: BLAS thread) outlasts most of the spinning. From 600 on the threads cost at most a tenth right
+#: after BLAS and save a fifth when it is quiet (``python figures/certified_speed.py --parallel-from``).
 PARALLEL_FROM = 600
 #: From this many rows the eigendecomposition of K0 runs on every BLAS thread, below on one: there
 #: it is as fast on one, and BLAS threads left spinning after a multi-threaded call slow the next
