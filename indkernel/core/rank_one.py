@@ -52,6 +52,11 @@ from .projection import compile_projection, read_only
 EPS = float(np.finfo(np.float64).eps)
 #: Zero-finder steps per root before giving up (bisection alone halves the bracket each step).
 MAX_STEPS = 100
+#: Middle-way steps on a step's local model of f (:func:`_model_root`). The model only steers the
+#: next evaluation of f, which decides convergence: three steps take as few evaluations per root as
+#: solving the model to the last bit (3.5 on USPS problems of 100 to 1000 poles) for a third less
+#: time at 100 poles, where the model's solve had been half a root's cost.
+MODEL_STEPS = 3
 #: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
 #: have the same sign, so any order has the same error bound). Only these sums use it.
 _SUMS = {"reassoc", "contract"}
@@ -130,9 +135,10 @@ def _pole(weight, distance, x):
 def _model_root(c, w_far_left, a_far_left, w_left, a_left, w_right, a_right, w_far_right, a_far_right,
                 pole_low, pole_high, low, high):
     """The root in ``(low, high)`` of the local model ``m(x) = c + Σ w_k/(a_k - x)`` of f (weights
-    >= 0, so m increases between its poles): middle-way steps on m itself, bracketed. O(1)."""
+    >= 0, so m increases between its poles): at most ``MODEL_STEPS`` middle-way steps on m itself,
+    bracketed. O(1)."""
     x = 0.0
-    for _ in range(MAX_STEPS):
+    for _ in range(MODEL_STEPS):
         t1, s1 = _pole(w_far_left, a_far_left, x)
         t2, s2 = _pole(w_left, a_left, x)
         t3, s3 = _pole(w_right, a_right, x)
