@@ -24,6 +24,7 @@ from indkernel import (
     plot_comparison,
     solve,
 )
+from indkernel.core.rank_one import compile_oracle
 from indkernel.estimators.baselines import ModSVC, SpectrumSVC
 from indkernel.kernels import gaussian, linear, tangent_distance
 from indkernel.solvers import registry as solve_module
@@ -624,6 +625,7 @@ def test_ctrl_c_inside_compiled_code_is_a_keyboard_interrupt(monkeypatch, depth)
     when it crosses several compiled frames (10-25 % of interrupts of apg and newton at n = 300);
     solve raises the interrupt itself."""
     from indkernel.core import proxy
+    from indkernel.solvers import projected_newton
 
     def interrupted(*args, **kwargs):
         error: BaseException = KeyboardInterrupt()
@@ -634,7 +636,9 @@ def test_ctrl_c_inside_compiled_code_is_a_keyboard_interrupt(monkeypatch, depth)
         raise error
 
     p = SVMProblem(random_kernel(8), labels(8))
+    compile_oracle()  # (before the functions its warm-up calls are replaced here)
     monkeypatch.setattr(proxy.RankOneProxy, "__call__", interrupted)
+    monkeypatch.setattr(projected_newton, "_compiled_start", interrupted)  # (Newton's first compiled call)
     for method in ("pg", "apg", "newton"):
         with pytest.raises(KeyboardInterrupt):
             try:

@@ -485,6 +485,39 @@ def test_the_compiled_free_certificate_is_certifys_free_bound(kind, monkeypatch)
     assert result.status == "optimal" and checked and sum(checked) == result.iterations
 
 
+@pytest.mark.parametrize("kind", COMPILED_TYPES)
+def test_the_compiled_start_is_pythons_certificate_and_first_curvature(kind, monkeypatch):
+    """A compiled run starts with one compiled call: the start's free certificate, f, its rounding
+    and ∇f as ``certify`` and the problem's methods give them by Python, and the first step's L as
+    :func:`_curvature_along_gradient` measures it; the run records that certificate at iteration 0
+    and then calls neither Python's certificate nor its Hessian at the start."""
+    from indkernel.solvers import projected_newton
+
+    problem = NEWTON_TYPES[kind](30, 3)
+    x = problem.initial_point()
+    floor = problem.curvature_estimate() * 1e-12
+    ok, row, value, noise, gradient, L = projected_newton._compiled_start(
+        problem.compiled_objective, problem.compiled_certificate, problem.oracle.draw_probe(problem.n), x,
+        problem.curvature_estimate(), floor)
+    python = problem.certify(x, bound="free")
+    assert ok
+    np.testing.assert_allclose(row, [python.lower, python.upper, python.allowance, python.scale, python.intercept],
+                               rtol=1e-12, atol=1e-12 * max(abs(python.lower), 1.0))
+    assert value == pytest.approx(problem.objective_at(x), rel=1e-13)
+    assert noise == pytest.approx(problem.objective_noise(x), rel=1e-12)
+    np.testing.assert_allclose(gradient, problem.gradient_at(x), rtol=1e-12, atol=1e-12 * np.abs(gradient).max())
+    assert L == pytest.approx(max(projected_newton._curvature_along_gradient(problem, x), floor), rel=1e-10)
+
+    fresh, by_python = NEWTON_TYPES[kind](30, 3), []
+    monkeypatch.setattr(projected_newton, "_curvature_along_gradient", None)  # not called
+    certify_iterate = fresh.certify_iterate
+    monkeypatch.setattr(fresh, "certify_iterate", lambda alpha, *rest: by_python.append(alpha) or certify_iterate(alpha, *rest))
+    result = solve(fresh, "newton", tol=1e-8)
+    assert result.status == "optimal" and result.iterations > 1
+    assert result.history.upper.iloc[0] == pytest.approx(python.upper, rel=1e-12)
+    assert not any(np.array_equal(alpha, x) for alpha in by_python)  # (Python certifies the snapped result only)
+
+
 @pytest.mark.parametrize("kind", COMPILED_TYPES + ("squared-hinge, componentwise",))
 def test_the_machines_primal_terms_are_their_loss_and_its_allowance(kind, rng):
     """``Machine.primal_terms`` (compiled where the machine has a compiled loss): the loss at the

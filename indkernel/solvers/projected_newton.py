@@ -12,6 +12,7 @@ from numba.extending import register_jitable
 from .._validation import check_nonnegative_scalar, check_positive_scalar
 from ..core.certificate import Certificate, example_certificate, free_certificate
 from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
+from ..core.curvature import hessian_product
 from ..core.projection import read_only
 from ..core.rank_one import WARM_UPS
 from ..core.tangent_cg import newton_direction
@@ -144,8 +145,7 @@ def projected_newton(problem, run: Run, *, cg_steps: int = 50, armijo: float = 1
     # then BLAS on one thread: the products run on numba's threads, which BLAS threads left
     # spinning after a call slow down (``python figures/certified_speed.py --threads`` measures the rule)
     with blas_threads(1):
-        if not run.observe(x):
-            _iterate(problem, run, x, cg_steps, search, shift, fallback, stall_window)
+        _iterate(problem, run, x, cg_steps, search, shift, fallback, stall_window)
 
 
 def _fraction(value, name: str) -> float:
@@ -158,10 +158,12 @@ def _fraction(value, name: str) -> float:
 
 def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSearch, shift: float,
              fallback: bool = True, stall_window: int | None = None) -> None:
-    """The loop of :func:`projected_newton` from the certified point x (``stall_window``: the
-    optional stall rule). Each iteration is one call of :func:`_iteration`. Where the problem has
-    a compiled objective and certificate and the run checks with the free bound and has no time
-    limit (compiled code reads no clock to stop), the iterations run compiled in batches
+    """The loop of :func:`projected_newton` from the feasible start x, certified first
+    (``stall_window``: the optional stall rule). Each iteration is one call of :func:`_iteration`.
+    Where the problem has a compiled objective and certificate and the run checks with the free
+    bound and has no time limit (compiled code reads no clock to stop), the start is certified
+    and its first step's curvature measured in one compiled call (:func:`_compiled_start`) and the
+    iterations run compiled in batches
     (:func:`_compiled_run`: each certified there, the batch ending where the run's gap is within
     tol or near round-off), the run recording each certified point as it would its own
     (:meth:`Run.observe_certified <indkernel.solvers.tracking.Run.observe_certified>`) and the problem
@@ -169,7 +171,6 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     <indkernel.core.problem.IndefiniteProblem.adopt>`); otherwise, and for an iteration that compiled
     code could not take (a rank-one check failed: the oracle then falls back to ``eigh``), Python
     runs :func:`_iteration` on the problem's methods."""
-    gaps = [run.upper - run.lower]
     feasible = problem.feasible
     data = getattr(problem, "compiled_certificate", None)  # (the Mod SVM's dual has none)
     compiled = problem.compiled_objective if data is not None and run.time_limit is None and run.bound == "free" \
@@ -178,8 +179,19 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
                 search.max_doublings, problem.curvature_estimate() * 1e-12, float(feasible.diameter),
                 read_only(feasible.a), read_only(feasible.lo), read_only(feasible.hi))
     radius = feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
-    f_x, noise, g = problem.objective_at(x), problem.objective_noise(x), problem.gradient_at(x)
-    state = (x, f_x, noise, g, max(_curvature_along_gradient(problem, x), settings[7]), x, g, radius, 0.0)
+    start = None if compiled is None else _compiled_start(compiled, data, problem.oracle.draw_probe(problem.n), x,
+                                                          problem.curvature_estimate(), settings[7])
+    if start is not None and start[0]:
+        _, row, f_x, noise, g, L = start
+        if run.observe_certified(x, _free_certificate(row), time.perf_counter()):
+            return
+    else:  # by Python (also where the rank-one check failed at x: the oracle falls back to eigh there)
+        if run.observe(x):
+            return
+        f_x, noise, g = problem.objective_at(x), problem.objective_noise(x), problem.gradient_at(x)
+        L = max(_curvature_along_gradient(problem, x), settings[7])
+    state = (x, f_x, noise, g, L, x, g, radius, 0.0)
+    gaps = [run.upper - run.lower]
     pending: list = []  # the compiled batch's certified points not yet recorded
     batch = FIRST_BATCH
     for _ in run.iterations():
@@ -197,10 +209,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
                 batch = min(2 * batch, LARGEST_BATCH)
         if pending:
             point, row, clock = pending.pop(0)
-            lower, upper, allowance, scale, intercept = (float(value) for value in row)
-            certificate = Certificate(lower=lower, upper=upper, intercept=intercept, scale=scale, allowance=allowance,
-                                      alpha_intercept=intercept)
-            if run.observe_certified(point, certificate, float(clock)):
+            if run.observe_certified(point, _free_certificate(row), float(clock)):
                 return
         else:
             found, status, _ = _iteration(problem, None, run, state, settings)
@@ -224,6 +233,34 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
 
 #: The iterations of the first compiled batch (:func:`_compiled_run`), doubled for each next one up to the largest.
 FIRST_BATCH, LARGEST_BATCH = 8, 64
+
+
+def _free_certificate(row) -> Certificate:
+    """The certificate of a row of :func:`indkernel.core.certificate.free_certificate` (lower,
+    upper, allowance, scale, intercept)."""
+    lower, upper, allowance, scale, intercept = (float(value) for value in row)
+    return Certificate(lower=lower, upper=upper, intercept=intercept, scale=scale, allowance=allowance,
+                       alpha_intercept=intercept)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _compiled_start(objective, data, probe, x, curvature, curvature_floor):
+    """The start of a compiled run at the feasible x, in one call: ``(ok, the free certificate's row,
+    f(x), its rounding, ∇f(x), the first step's L)``, L as :func:`_curvature_along_gradient` measures
+    it (one Hessian–vector product; ``curvature`` where the gradient has no part within the
+    hyperplane) and at least ``curvature_floor``. ``ok`` is False where the rank-one check
+    failed (Python then starts the run)."""
+    value, noise, ok, record = trial_value(objective, probe, x)
+    g = trial_gradient(objective, x, record)
+    if not ok:
+        return False, (np.nan, np.nan, np.nan, np.nan, np.nan), value, noise, g, np.nan
+    row = free_certificate(objective, data, x, g, record)
+    a = objective[9]
+    tangent = g - a * (np.dot(a, g) / np.dot(a, a))
+    gg = np.dot(tangent, tangent)
+    if gg > 0:
+        curvature = -np.dot(tangent, hessian_product(trial_hessian(objective, x, record), tangent)) / gg
+    return True, row, value, noise, g, max(curvature, curvature_floor)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -397,6 +434,7 @@ def _compile_searches() -> None:
     settings = (2, 1e-8, 0.1, 1e-4, 1.1, 4, 20, 1e-12, 1.0, a, lo, hi)
     _compiled_run(problem, example_certificate(), np.ones((2, 2)), (x, 0.0, 1e-15, g, 1.0, x, g, 1.0, 0.0), settings,
                   (1e-6, False, -np.inf, np.inf, 0.0, 0.0, 0.0))
+    _compiled_start(problem, example_certificate(), np.ones(2), x, 1.0, 1e-12)
     _backtracking(problem, np.ones(2), None, x, 0.0, g, 1e-15, 1.0, 0.1, True, 2)
 
 
