@@ -518,6 +518,31 @@ def test_the_compiled_start_is_pythons_certificate_and_first_curvature(kind, mon
     assert not any(np.array_equal(alpha, x) for alpha in by_python)  # (Python certifies the snapped result only)
 
 
+@pytest.mark.parametrize("kind", COMPILED_TYPES)
+def test_a_solvers_free_check_at_a_new_point_is_compiled_and_keeps_the_point(kind, monkeypatch):
+    """``certify_iterate`` with the free bound at a point the problem has no oracle point for (a run's
+    snapped result, say) is one compiled call: the bracket ``certify`` gives there by Python, and the
+    point kept for what follows (no second oracle call); where the rank-one check fails, Python's
+    route (the oracle falls back to eigh)."""
+    from indkernel.core.proxy import RankOneProxy
+
+    problem = NEWTON_TYPES[kind](30, 5)
+    x = problem.project(problem.initial_point() * np.random.default_rng(5).uniform(0.5, 1.5, problem.dim))
+    assert not problem.keeps_point(x)
+    monkeypatch.setattr(RankOneProxy, "__call__", None)  # Python's oracle is not called, here or below
+    compiled = problem.certify_iterate(x, "free", 0.0)
+    assert problem.keeps_point(x)
+    python = problem.certify(x, bound="free")
+    for name in ("lower", "upper", "allowance", "scale", "intercept", "alpha_intercept"):
+        assert getattr(compiled, name) == pytest.approx(getattr(python, name), rel=1e-12, abs=1e-12 * abs(python.lower))
+    monkeypatch.undo()
+
+    monkeypatch.setattr(RankOneProxy, "CHECK_TOL", -1.0)  # every check fails
+    again = NEWTON_TYPES[kind](30, 5)
+    fallback = again.certify_iterate(x, "free", 0.0)
+    assert again.oracle.fallbacks == 1 and fallback.lower == pytest.approx(python.lower, rel=1e-10)
+
+
 @pytest.mark.parametrize("kind", COMPILED_TYPES + ("squared-hinge, componentwise",))
 def test_the_machines_primal_terms_are_their_loss_and_its_allowance(kind, rng):
     """``Machine.primal_terms`` (compiled where the machine has a compiled loss): the loss at the

@@ -15,11 +15,12 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import safe_norm
-from .compiled_objective import compiled_dual_term
+from .compiled_objective import compiled_dual_term, example, trial_gradient, trial_value
 from .fixed_kernel import fixed_kernel_bound
 from .intercept import HINGE, primal_terms
 from .projection import bound_excess
 from .proxy import ROUNDOFF_FACTOR, UNIT_ROUNDOFF, ProxyPoint, roundoff_allowances
+from .rank_one import WARM_UPS
 
 #: Largest violation of ``A`` (relative to the box size) that ``certify`` accepts as round-off.
 FEASIBILITY_TOL = 1e-9
@@ -234,7 +235,46 @@ def free_certificate(objective, data, x, gradient, record):
             abs(dual_term) + 0.5 * max(abs(uKu), magnitude), offset + offset_shift)
 
 
+def free_row_certificate(row) -> Certificate:
+    """The certificate of a row of :func:`free_certificate` (lower, upper, allowance, scale, intercept)."""
+    lower, upper, allowance, scale, intercept = (float(value) for value in row)
+    return Certificate(lower=lower, upper=upper, intercept=intercept, scale=scale, allowance=allowance,
+                       alpha_intercept=intercept)
+
+
+def compiled_free_bound(problem, alpha: np.ndarray) -> Certificate | None:
+    """:func:`certify`'s free bound at a solver's feasible α by compiled code, in one call (:func:`_free_bound_at`), the
+    oracle's point kept by the problem (:meth:`IndefiniteProblem.adopt
+    <indkernel.core.problem.IndefiniteProblem.adopt>`), where the problem has a compiled form and keeps
+    no point at α yet (with one, Python's sums cost less); None there, and where the rank-one check
+    failed (Python's oracle then falls back to eigh)."""
+    data = getattr(problem, "compiled_certificate", None)
+    if data is None or problem.keeps_point(alpha):
+        return None
+    ok, row, record = _free_bound_at(problem.compiled_objective, data, problem.oracle.draw_probe(problem.n), alpha)
+    if not ok:
+        return None
+    problem.adopt(alpha, record)
+    return free_row_certificate(row)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _free_bound_at(objective, data, probe, x):
+    """``(ok, the row of free_certificate, the oracle's record)`` at the feasible x: the rank-one
+    point (:func:`indkernel.core.compiled_objective.trial_value`, ``ok`` its check) and its free bound."""
+    _, _, ok, record = trial_value(objective, probe, x)
+    return ok, free_certificate(objective, data, x, trial_gradient(objective, x, record), record), record
+
+
+def _compile_free_bound() -> None:
+    """Compile :func:`_free_bound_at` (within :func:`indkernel.core.rank_one.compile_oracle`)."""
+    _free_bound_at(example(), example_certificate(), np.ones(2), np.array([0.25, 0.25]))
+
+
 def example_certificate() -> tuple:
     """Data of :func:`free_certificate` with the types of :attr:`IndefiniteProblem.compiled_certificate
     <indkernel.core.problem.IndefiniteProblem.compiled_certificate>`, for two variables: to compile on."""
     return 1.0, 1.0, 1.0, np.ones(2), 1.0, (HINGE, np.array([1.0, -1.0]), np.ones(2), 0.0, 1.0), 0.0
+
+
+WARM_UPS.append(_compile_free_bound)

@@ -250,6 +250,11 @@ class IndefiniteProblem:
         consistent rule's projector ``project_positive``, ``kernel()``), in the oracle's space."""
         return self._point(check_vector(alpha, self.dim, "alpha"))
 
+    def keeps_point(self, alpha: np.ndarray) -> bool:
+        """Whether the oracle's point at α (these bits) is among the kept ones."""
+        key = alpha.tobytes()
+        return any(key == kept for kept, _ in self._recent_points)
+
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
         """The oracle at α; the last ``RECENT_POINTS`` points are kept, so objective, gradient
         and certificate at the same α share one eigendecomposition, also where a line search
@@ -518,7 +523,13 @@ class IndefiniteProblem:
         """:meth:`certify` at a solver's own feasible iterate, unchecked, its bound solved no further
         than ``target`` above ``f(α)`` (the gap that would end the run), within the seconds
         ``budget()`` leaves (a run's time limit), going on from the dual point ``start`` of the
-        run's previous bound (``Certificate.dual_point``): the solvers' entry."""
+        run's previous bound (``Certificate.dual_point``): the solvers' entry. The free bound at a
+        new point is compiled code's where the problem has a compiled form
+        (:func:`indkernel.core.certificate.compiled_free_bound`)."""
+        if bound == "free":
+            compiled = certificate.compiled_free_bound(self, alpha)
+            if compiled is not None:
+                return compiled
         return certificate.certify(self, alpha, bound=bound, target=target, budget=budget, start=start)
 
     def certify(self, alpha, *, bound: str = "tight") -> certificate.Certificate:

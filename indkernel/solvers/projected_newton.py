@@ -10,7 +10,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.certificate import Certificate, example_certificate, free_certificate
+from ..core.certificate import example_certificate, free_certificate, free_row_certificate
 from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
 from ..core.curvature import hessian_product
 from ..core.projection import read_only
@@ -183,7 +183,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
                                                           problem.curvature_estimate(), settings[7])
     if start is not None and start[0]:
         _, row, f_x, noise, g, L = start
-        if run.observe_certified(x, _free_certificate(row), time.perf_counter()):
+        if run.observe_certified(x, free_row_certificate(row), time.perf_counter()):
             return
     else:  # by Python (also where the rank-one check failed at x: the oracle falls back to eigh there)
         if run.observe(x):
@@ -209,7 +209,7 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
                 batch = min(2 * batch, LARGEST_BATCH)
         if pending:
             point, row, clock = pending.pop(0)
-            if run.observe_certified(point, _free_certificate(row), float(clock)):
+            if run.observe_certified(point, free_row_certificate(row), float(clock)):
                 return
         else:
             found, status, _ = _iteration(problem, None, run, state, settings)
@@ -233,14 +233,6 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
 
 #: The iterations of the first compiled batch (:func:`_compiled_run`), doubled for each next one up to the largest.
 FIRST_BATCH, LARGEST_BATCH = 8, 64
-
-
-def _free_certificate(row) -> Certificate:
-    """The certificate of a row of :func:`indkernel.core.certificate.free_certificate` (lower,
-    upper, allowance, scale, intercept)."""
-    lower, upper, allowance, scale, intercept = (float(value) for value in row)
-    return Certificate(lower=lower, upper=upper, intercept=intercept, scale=scale, allowance=allowance,
-                       alpha_intercept=intercept)
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -260,7 +260,7 @@ class Run:
         a natural gap above the tolerance (no escalation to the tight bound) for the price of one
         product with K*(α), and a tight check often without the formed kernel's solves."""
         target = 0.0
-        if self.absolute or self.scale > 0:
+        if bound != "free" and (self.absolute or self.scale > 0):  # (the free bound solves nothing)
             target = self.target() + max(self.lower - self.problem.objective_at(alpha), 0.0)
         budget = None if self.time_limit is None else self.seconds_left
         certificate = self.problem.certify_iterate(alpha, bound, target, budget, self._dual_point if warm else None)
