@@ -258,12 +258,22 @@ def compiled_free_bound(problem, alpha: np.ndarray) -> Certificate | None:
     return free_row_certificate(row)
 
 
+@register_jitable(error_model="numpy")
+def checked_point(objective, data, probe, x):
+    """``(f(x), its rounding, ok, the oracle's record, ∇f(x), the row of free_certificate)`` at the
+    feasible x, in compiled code: the rank-one point (:func:`indkernel.core.compiled_objective.trial_value`,
+    ``ok`` its check) and its free bound (NaNs where the check failed)."""
+    value, noise, ok, record = trial_value(objective, probe, x)
+    gradient = trial_gradient(objective, x, record)
+    row = free_certificate(objective, data, x, gradient, record) if ok else (np.nan, np.nan, np.nan, np.nan, np.nan)
+    return value, noise, ok, record, gradient, row
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _free_bound_at(objective, data, probe, x):
-    """``(ok, the row of free_certificate, the oracle's record)`` at the feasible x: the rank-one
-    point (:func:`indkernel.core.compiled_objective.trial_value`, ``ok`` its check) and its free bound."""
-    _, _, ok, record = trial_value(objective, probe, x)
-    return ok, free_certificate(objective, data, x, trial_gradient(objective, x, record), record), record
+    """``(ok, the row of free_certificate, the oracle's record)`` at the feasible x (:func:`checked_point`)."""
+    _, _, ok, record, _, row = checked_point(objective, data, probe, x)
+    return ok, row, record
 
 
 def _compile_free_bound() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .._validation import check_nonnegative_scalar, check_positive_scalar
-from ..core.certificate import example_certificate, free_certificate, free_row_certificate
+from ..core.certificate import checked_point, example_certificate, free_certificate, free_row_certificate
 from ..core.compiled_objective import example, no_record, trial_gradient, trial_hessian, trial_project, trial_value
 from ..core.curvature import hessian_product
 from ..core.projection import read_only
@@ -242,11 +242,9 @@ def _compiled_start(objective, data, probe, x, curvature, curvature_floor):
     it (one Hessian–vector product; ``curvature`` where the gradient has no part within the
     hyperplane) and at least ``curvature_floor``. ``ok`` is False where the rank-one check
     failed (Python then starts the run)."""
-    value, noise, ok, record = trial_value(objective, probe, x)
-    g = trial_gradient(objective, x, record)
+    value, noise, ok, record, g, row = checked_point(objective, data, probe, x)
     if not ok:
-        return False, (np.nan, np.nan, np.nan, np.nan, np.nan), value, noise, g, np.nan
-    row = free_certificate(objective, data, x, g, record)
+        return False, row, value, noise, g, np.nan
     a = objective[9]
     tangent = g - a * (np.dot(a, g) / np.dot(a, a))
     gg = np.dot(tangent, tangent)
