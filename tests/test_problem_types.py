@@ -508,14 +508,14 @@ def test_the_compiled_start_is_pythons_certificate_and_first_curvature(kind, mon
     np.testing.assert_allclose(gradient, problem.gradient_at(x), rtol=1e-12, atol=1e-12 * np.abs(gradient).max())
     assert L == pytest.approx(max(projected_newton._curvature_along_gradient(problem, x), floor), rel=1e-10)
 
-    fresh, by_python = NEWTON_TYPES[kind](30, 3), []
+    fresh, by_python = NEWTON_TYPES[kind](30, 3), []  # the points certify_iterate sees
     monkeypatch.setattr(projected_newton, "_curvature_along_gradient", None)  # not called
     certify_iterate = fresh.certify_iterate
     monkeypatch.setattr(fresh, "certify_iterate", lambda alpha, *rest: by_python.append(alpha) or certify_iterate(alpha, *rest))
     result = solve(fresh, "newton", tol=1e-8)
     assert result.status == "optimal" and result.iterations > 1
     assert result.history.upper.iloc[0] == pytest.approx(python.upper, rel=1e-12)
-    assert not any(np.array_equal(alpha, x) for alpha in by_python)  # (Python certifies the snapped result only)
+    assert not any(np.array_equal(alpha, x) for alpha in by_python)  # (it sees the snapped result only)
 
 
 @pytest.mark.parametrize("kind", COMPILED_TYPES)
@@ -528,10 +528,10 @@ def test_a_solvers_free_check_at_a_new_point_is_compiled_and_keeps_the_point(kin
 
     problem = NEWTON_TYPES[kind](30, 5)
     x = problem.project(problem.initial_point() * np.random.default_rng(5).uniform(0.5, 1.5, problem.dim))
-    assert not problem.keeps_point(x)
+    assert problem.kept_point(x) is None
     monkeypatch.setattr(RankOneProxy, "__call__", None)  # Python's oracle is not called, here or below
     compiled = problem.certify_iterate(x, "free", 0.0)
-    assert problem.keeps_point(x)
+    assert problem.kept_point(x) is not None
     python = problem.certify(x, bound="free")
     for name in ("lower", "upper", "allowance", "scale", "intercept", "alpha_intercept"):
         assert getattr(compiled, name) == pytest.approx(getattr(python, name), rel=1e-12, abs=1e-12 * abs(python.lower))

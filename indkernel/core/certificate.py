@@ -249,7 +249,7 @@ def compiled_free_bound(problem, alpha: np.ndarray) -> Certificate | None:
     no point at α yet (with one, Python's sums cost less); None there, and where the rank-one check
     failed (Python's oracle then falls back to eigh)."""
     data = getattr(problem, "compiled_certificate", None)
-    if data is None or problem.keeps_point(alpha):
+    if data is None or problem.kept_point(alpha) is not None:
         return None
     ok, row, record = _free_bound_at(problem.compiled_objective, data, problem.oracle.draw_probe(problem.n), alpha)
     if not ok:

@@ -250,22 +250,28 @@ class IndefiniteProblem:
         consistent rule's projector ``project_positive``, ``kernel()``), in the oracle's space."""
         return self._point(check_vector(alpha, self.dim, "alpha"))
 
-    def keeps_point(self, alpha: np.ndarray) -> bool:
-        """Whether the oracle's point at α (these bits) is among the kept ones."""
+    def kept_point(self, alpha: np.ndarray) -> ProxyPoint | None:
+        """The oracle's point at α if it is among the kept ones (the same bits: a cheaper test than
+        np.array_equal's; -0.0 is a miss), else None."""
         key = alpha.tobytes()
-        return any(key == kept for kept, _ in self._recent_points)
+        for kept, point in reversed(self._recent_points):
+            if key == kept:
+                return point
+        return None
 
     def _point(self, alpha: np.ndarray) -> ProxyPoint:
         """The oracle at α; the last ``RECENT_POINTS`` points are kept, so objective, gradient
         and certificate at the same α share one eigendecomposition, also where a line search
         tried a point beyond the one it accepted."""
-        key = alpha.tobytes()  # the same bits (a cheaper test than np.array_equal's; -0.0 is a miss)
-        for kept, point in reversed(self._recent_points):
-            if key == kept:
-                return point
-        point = self.oracle(self.oracle_u(alpha), self.rho)
-        self._recent_points = [*self._recent_points, (key, point)][-RECENT_POINTS:]
+        point = self.kept_point(alpha)
+        if point is None:
+            point = self.oracle(self.oracle_u(alpha), self.rho)
+            self._keep(alpha, point)
         return point
+
+    def _keep(self, alpha: np.ndarray, point: ProxyPoint) -> None:
+        """Keep the oracle's point at α (the newest of ``RECENT_POINTS``)."""
+        self._recent_points = [*self._recent_points, (alpha.tobytes(), point)][-RECENT_POINTS:]
 
     def objective(self, alpha, form: str = "negative-part") -> float:
         """The concave objective ``f(α)`` of ``eq:kern_learn2`` / ``eq:kern_learn_eig``.
@@ -393,8 +399,7 @@ class IndefiniteProblem:
         u, decomposition, z, use_negative, Ku, value, magnitude, backward = record
         found = RankOnePoint(_eigen(decomposition), z, bool(use_negative), Ku, float(value), float(magnitude),
                              float(backward))
-        point = self.oracle.adopt(u, self.rho, found)
-        self._recent_points = [*self._recent_points, (alpha.tobytes(), point)][-RECENT_POINTS:]
+        self._keep(alpha, self.oracle.adopt(u, self.rho, found))
 
     def objective_roundoff(self, alpha) -> float:
         """A bound on the round-off in ``objective(alpha)`` (the default form): the oracle's

@@ -54,9 +54,8 @@ EPS = float(np.finfo(np.float64).eps)
 MAX_STEPS = 100
 #: Middle-way steps on a step's local model of f (:func:`_model_root`). The model only steers the
 #: next evaluation of f, which decides convergence: three steps take as few evaluations per root as
-#: solving the model to the last bit (3.5 on USPS problems of 100 to 1000 poles), and a
-#: decomposition 7 % (1000 poles) to 18 % (100 to 250) less time: the model's solve had been about
-#: half a root's cost at 100 poles.
+#: solving the model to the last bit (3.5-3.7 on USPS Simpson kernels of 100 to 1000 points) and the
+#: secular equation 5-17 % less time at 250-500 points (``oracle_benchmark.stages`` in figures/).
 MODEL_STEPS = 3
 #: The sums of the secular function: reassociation lets them run in SIMD (all terms of one sum
 #: have the same sign, so any order has the same error bound). Only these sums use it.

@@ -175,12 +175,13 @@ def _iterate(problem, run: Run, x: np.ndarray, cg_steps: int, search: NewtonSear
     data = getattr(problem, "compiled_certificate", None)  # (the Mod SVM's dual has none)
     compiled = problem.compiled_objective if data is not None and run.time_limit is None and run.bound == "free" \
         else None
+    curvature = problem.curvature_estimate()
     settings = (cg_steps, float(shift), search.gradient_armijo, search.armijo, search.extrapolate, search.max_halvings,
-                search.max_doublings, problem.curvature_estimate() * 1e-12, float(feasible.diameter),
+                search.max_doublings, curvature * 1e-12, float(feasible.diameter),
                 read_only(feasible.a), read_only(feasible.lo), read_only(feasible.hi))
     radius = feasible.diameter  # the trust radius of the Newton step: the diagonal of the box holding the optimum
     start = None if compiled is None else _compiled_start(compiled, data, problem.oracle.draw_probe(problem.n), x,
-                                                          problem.curvature_estimate(), settings[7])
+                                                          curvature, settings[7])
     if start is not None and start[0]:
         _, row, f_x, noise, g, L = start
         if run.observe_certified(x, free_row_certificate(row), time.perf_counter()):
